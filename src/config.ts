@@ -1,0 +1,113 @@
+/**
+ * Configuration is read from the environment exactly once, validated, and frozen.
+ * Nothing else in the codebase reads `process.env` (enforced by lint).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** `sqlite:<path>`, a plain file path, `:memory:`, or `postgres://…`. */
+  readonly databaseUrl: string;
+  /** Public base of the REST API, ends with `/api/v1`. */
+  readonly baseUrl: string;
+  /** Public origin of the web site (confirmation pages, docs). */
+  readonly siteUrl: string;
+  readonly mcpUrl: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Fastify `trustProxy` value: false, or a list of addresses/CIDRs, or a hop count. */
+  readonly trustProxy: false | string[] | number;
+  /** Secret mixed into the tags of fenced user text; random per process when unset. */
+  readonly fenceSecret: string;
+  readonly minLeadTimeMinutes: number;
+  readonly bodyLimitBytes: number;
+  readonly shutdownTimeoutMs: number;
+  readonly dbPoolSize: number;
+  /** How many demo lawyers `consulta start` seeds into an empty database. */
+  readonly demoLawyers: number;
+  readonly nodeEnv: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = (env[name] ?? '').trim() || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a valid absolute URL: "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  const value = (raw ?? '').trim();
+  if (value === '' || value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (value === 'true') {
+    throw new ConfigError('TRUST_PROXY', 'name the trusted proxies (addresses or CIDRs, comma-separated) or a hop count; "true" would let any client forge its address');
+  }
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Builds the frozen configuration from an environment (defaults to `process.env`). */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const siteUrl = url(env, 'SITE_URL', `http://localhost:${port}`);
+  const baseUrl = url(env, 'BASE_URL', `${siteUrl}/api/v1`);
+  if (!baseUrl.endsWith('/api/v1')) throw new ConfigError('BASE_URL', 'must end with the version prefix /api/v1');
+  const logLevel = (env.LOG_LEVEL ?? 'info').trim() as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${path.join('data', 'consulta.db')}`;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(databaseUrl) && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'use a file path, sqlite:<path> or postgres://…');
+  }
+  const fenceSecret = (env.FENCE_SECRET ?? '').trim();
+  if (fenceSecret !== '' && fenceSecret.length < 16) throw new ConfigError('FENCE_SECRET', 'use at least 16 characters');
+
+  const config: Config = {
+    port,
+    host: (env.HOST ?? '').trim() || '0.0.0.0',
+    databaseUrl,
+    baseUrl,
+    siteUrl,
+    mcpUrl: url(env, 'MCP_URL', `${siteUrl}/mcp`),
+    logLevel,
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    fenceSecret: fenceSecret || randomBytes(32).toString('hex'),
+    minLeadTimeMinutes: int(env, 'MIN_LEAD_TIME_MINUTES', 120, 0, 60 * 24 * 30),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 10, 1, 200),
+    demoLawyers: int(env, 'DEMO_LAWYERS', 300, 0, 1_000_000),
+    nodeEnv: (env.NODE_ENV ?? 'development').trim(),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

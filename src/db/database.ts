@@ -1,0 +1,81 @@
+/**
+ * Opens the database named by DATABASE_URL: embedded SQLite (better-sqlite3, WAL) or PostgreSQL.
+ * This folder is the only place that knows one dialect from the other.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: DialectName;
+  /** Throws when the database does not answer (used by /readyz). */
+  ping(): Promise<void>;
+  /** Refreshes planner statistics after bulk writes (seed, import). */
+  analyze(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  poolSize?: number;
+}
+
+// pg returns int8/numeric as strings by default; our counts and ids fit a JS number.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** The file path of a SQLite DATABASE_URL (`sqlite:path`, `sqlite://path` or a bare path). */
+export function sqlitePath(url: string): string {
+  if (url === ':memory:' || url === 'sqlite::memory:') return ':memory:';
+  return url.replace(/^sqlite:(\/\/)?/i, '');
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
+  if (isPostgresUrl(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      analyze: async () => {
+        await sql`analyze`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const file = sqlitePath(url);
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a committed transaction survives a power cut, so an answered 201 is never lost.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('cache_size = -65536');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      sqlite.prepare('select 1').get();
+    },
+    analyze: async () => {
+      sqlite.exec('analyze');
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,23 @@
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely';
+import type { Database } from './database.ts';
+import * as m0001 from './migrations/0001-directory.ts';
+
+/** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
+const migrations: Record<string, Migration> = {
+  '0001-directory': m0001,
+};
+
+/** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error');
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,127 @@
+/**
+ * Kysely table types. Conventions shared by SQLite and PostgreSQL (one set of migrations):
+ * ids are uuid text; instants are ISO-8601 UTC text with milliseconds (`2026-11-22T09:30:00.000Z`,
+ * sortable as text); dates `YYYY-MM-DD`; wall-clock times `HH:MM:SS`; flags are integers 0/1.
+ */
+export interface ProvinceTable {
+  code: string;
+  slug: string;
+  name: string;
+  autonomous_community: string;
+  timezone: string;
+}
+
+export interface CityTable {
+  slug: string;
+  name: string;
+  province_code: string;
+}
+
+export interface PracticeAreaTable {
+  slug: string;
+  name: string;
+  description: string;
+  parent_slug: string | null;
+  position: number;
+}
+
+export interface LawyerTable {
+  id: string;
+  name: string;
+  city_slug: string;
+  timezone: string;
+  consultation_fee_cents: number;
+  platform_commission_percent: number;
+  bio: string | null;
+  verified: number;
+  listed: number;
+  /** Mean rating of verified-client reviews, null without reviews. */
+  rating_avg: number | null;
+  /** round(rating_avg * 100), 0 without reviews: a non-null sort key the indexes can use. */
+  rating_key: number;
+  review_count: number;
+  total_bookings: number | null;
+  /** Denormalised summary data (JSON), rewritten whenever the lawyer's areas/languages change. */
+  practice_areas_json: string;
+  languages_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LawyerPracticeAreaTable {
+  lawyer_id: string;
+  area_slug: string;
+  is_primary: number;
+}
+
+export interface LawyerLanguageTable {
+  lawyer_id: string;
+  language: string;
+}
+
+export interface BarMembershipTable {
+  lawyer_id: string;
+  bar_name: string;
+  verified: number;
+}
+
+export interface WeeklyHoursTable {
+  lawyer_id: string;
+  /** ISO weekday: 1 = Monday … 7 = Sunday. */
+  weekday: number;
+  start_time: string;
+  end_time: string;
+  slot_minutes: number;
+}
+
+export interface DateExceptionTable {
+  lawyer_id: string;
+  date: string;
+  /** Both null: closed all day. Otherwise these hours replace the weekly hours of that date. */
+  start_time: string | null;
+  end_time: string | null;
+  slot_minutes: number | null;
+}
+
+export interface ReviewTable {
+  id: string;
+  lawyer_id: string;
+  rating: number;
+  comment: string | null;
+  created_at: string | null;
+  verified_client: number;
+}
+
+export interface SlotHoldTable {
+  lawyer_id: string;
+  slot_date: string;
+  start_time: string;
+  end_time: string;
+  /** `held` (a pending booking intent, until `expires_at`) or `booked` (for good). */
+  status: string;
+  booking_intent_id: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface DirectoryStateTable {
+  id: number;
+  /** Bumped by every directory write; caches of derived directory data key on it. */
+  version: number;
+  updated_at: string;
+}
+
+export interface DB {
+  provinces: ProvinceTable;
+  cities: CityTable;
+  practice_areas: PracticeAreaTable;
+  lawyers: LawyerTable;
+  lawyer_practice_areas: LawyerPracticeAreaTable;
+  lawyer_languages: LawyerLanguageTable;
+  bar_memberships: BarMembershipTable;
+  lawyer_weekly_hours: WeeklyHoursTable;
+  lawyer_date_exceptions: DateExceptionTable;
+  reviews: ReviewTable;
+  slot_holds: SlotHoldTable;
+  directory_state: DirectoryStateTable;
+}

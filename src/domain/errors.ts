@@ -1,0 +1,124 @@
+/**
+ * The error catalogue: every stable `code` a client can receive, with its HTTP status and the
+ * text of its documentation page (`/docs/errors/{code}`). The domain throws `DomainError`s;
+ * the HTTP layer maps them to RFC 9457 problem documents from this table and nothing else.
+ */
+export interface ErrorCodeInfo {
+  status: number;
+  title: string;
+  /** What it means, for the documentation page. */
+  description: string;
+  /** What the caller should do about it. */
+  resolution: string;
+}
+
+export const ERROR_CODES = {
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    description: 'A parameter, header or body field is missing, malformed, out of range or unknown. The `errors` array names each offending field with a JSON pointer (`/query/limit`, `/body/date`).',
+    resolution: 'Fix the fields listed in `errors` and send the request again. Do not retry unchanged.',
+  },
+  authentication_required: {
+    status: 401,
+    title: 'Authentication required',
+    description: 'This endpoint needs an API key and none was sent.',
+    resolution: 'Send `Authorization: Bearer <API_KEY>`.',
+  },
+  invalid_api_key: {
+    status: 401,
+    title: 'Invalid API key',
+    description: 'The bearer token is not a valid, active API key (unknown, revoked, malformed, or an MCP access token).',
+    resolution: 'Check the key in the developer area of the dashboard. A request with a bad key is never treated as anonymous.',
+  },
+  expired_api_key: {
+    status: 401,
+    title: 'Expired API key',
+    description: 'The API key passed its expiry time.',
+    resolution: 'Create a new key in the developer area of the dashboard.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    description: 'The API key does not carry the scope this endpoint requires.',
+    resolution: 'Use a key created with the scope named in `detail`.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    description: 'The lawyer, booking intent or route does not exist, or is not visible to the caller (lawyers that are not verified and publicly listed are never shown).',
+    resolution: 'Check the identifier; search again to obtain current lawyer ids.',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The route exists but does not accept this HTTP method. The `Allow` header lists the methods it does accept.',
+    resolution: 'Use one of the methods in `Allow`.',
+  },
+  not_acceptable: {
+    status: 406,
+    title: 'Not acceptable',
+    description: 'The `Accept` header asks for a media type this API cannot produce.',
+    resolution: 'Accept `application/json` (and `application/problem+json` for errors).',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body is larger than the service accepts.',
+    resolution: 'Send a smaller body; no endpoint needs more than a few hundred bytes.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'The request body is not `application/json`.',
+    resolution: 'Send JSON with `Content-Type: application/json`.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency key reused',
+    description: 'The `Idempotency-Key` was already used within 24 hours with a different request body.',
+    resolution: 'Use a new key for a new request; reuse a key only to retry the identical request.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Rate limit exceeded',
+    description: 'Too many requests in the current window.',
+    resolution: 'Wait for the number of seconds in `Retry-After`, then retry with exponential backoff and jitter.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    description: 'Something failed on our side. Nothing about it is shown to the caller; the request id identifies it for support.',
+    resolution: 'Retry with backoff; if it persists, contact support quoting the `instance` (the request id).',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The service is shutting down or a dependency (the database) is unreachable.',
+    resolution: 'Retry after the delay in `Retry-After`, with backoff.',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One offending field: a JSON pointer into the request (`/query/limit`) and what is wrong. */
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+/** An error with a stable code that is safe to show to the client. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalidRequest = (detail: string, errors?: FieldError[]) => new DomainError('invalid_request', detail, errors);
+export const notFound = (detail: string) => new DomainError('not_found', detail);
