@@ -1,0 +1,157 @@
+/**
+ * Builds the Fastify application (never listens): REST API under /api/v1, the site, docs.
+ * Dependencies come in as arguments so tests and the server build the same thing.
+ */
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { DirectoryService } from './domain/directory/directory.service.ts';
+import { createFencer } from './domain/directory/fence.ts';
+import { DirectoryCache } from './domain/directory/reference.service.ts';
+import { AJV_OPTIONS, addFormats } from './domain/validation.ts';
+import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
+import { registerProblemHandlers } from './http/problem.ts';
+import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
+import { referenceRoutes } from './http/routes/reference.routes.ts';
+import { siteRoutes } from './site/site.routes.ts';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  /** Deprecated routes; tests inject their own declarations. */
+  deprecatedRoutes?: readonly DeprecatedRoute[];
+}
+
+export interface App {
+  fastify: FastifyInstance;
+  services: { directory: DirectoryService; directoryCache: DirectoryCache };
+}
+
+const API_SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'cross-origin',
+  'cache-control': 'no-store',
+};
+
+const SITE_SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+};
+
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'ETag',
+];
+
+/** A request id: `req_` and 32 hex characters, unique across processes. */
+export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database, clock } = deps;
+  const fastify = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    // Fastify's two lines per request are replaced by one (onResponse hook below).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    // A hop count is valid for Fastify (proxy-addr) though its types omit it.
+    trustProxy: config.trustProxy as string[] | false,
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    ajv: { customOptions: AJV_OPTIONS, plugins: [addFormats as never] },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const securityHeaders = config.siteUrl.startsWith('https:')
+    ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' }
+    : {};
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    reply.headers(request.url.startsWith(API_PREFIX) ? API_SECURITY_HEADERS : SITE_SECURITY_HEADERS);
+    reply.headers(securityHeaders);
+    done();
+  });
+  // One log line per request, written when the response is done.
+  fastify.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 100) / 100 },
+      'request',
+    );
+    done();
+  });
+
+  registerProblemHandlers(fastify, config.siteUrl);
+  registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
+
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Consulta booking-intent API',
+        version: '1.0.0',
+        description: 'Find verified, publicly listed immigration lawyers in Spain, read their profiles, reviews and availability, and create booking intents. Errors are RFC 9457 problem documents; every response carries `X-Request-Id`.',
+      },
+      servers: [{ url: config.baseUrl }],
+      tags: [
+        { name: 'Lawyers', description: 'The directory of verified lawyers' },
+        { name: 'Reference', description: 'Reference data, cacheable for 24 hours' },
+      ],
+    },
+    transform: ({ schema, url }) => ({ schema: schema as never, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) : url }),
+  });
+
+  const directoryCache = new DirectoryCache(database);
+  const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
+
+  await fastify.register(
+    async (api) => {
+      await api.register(cors, {
+        origin: '*',
+        credentials: false,
+        methods: ['GET', 'POST', 'OPTIONS'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+        exposedHeaders: EXPOSED_HEADERS,
+        maxAge: 86_400,
+      });
+      await api.register(lawyerRoutes, { directory });
+      await api.register(referenceRoutes, { directory });
+      api.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+        reply.header('cache-control', 'public, max-age=300').send(fastify.swagger()),
+      );
+    },
+    { prefix: API_PREFIX },
+  );
+
+  await fastify.register(siteRoutes, { config, database });
+  await fastify.register(swaggerUi, {
+    routePrefix: '/docs/api',
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
+    staticCSP: false,
+  });
+
+  return { fastify, services: { directory, directoryCache } };
+}

@@ -1,0 +1,169 @@
+/**
+ * The `consulta` command. Thin: it parses arguments, calls domain services and prints
+ * (human text, or JSON with --json). Exit codes: 0 ok, 1 failure, 2 usage error.
+ */
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { countLawyers } from '../db/repositories/lawyer.repository.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { seedDemoDirectory } from '../domain/demo/seed.service.ts';
+import { ImportFailedError, importLawyers } from '../domain/directory/import.service.ts';
+import { dateInZone } from '../domain/directory/zoned-time.ts';
+import { startServer, stopOnSignals } from '../server.ts';
+import { progressReporter } from './progress.ts';
+
+class UsageError extends Error {}
+
+const HELP = `consulta — find a verified immigration lawyer in Spain (API, MCP server, site)
+
+Usage: consulta <command> [options]   (every command accepts --json)
+
+  start                       migrate, seed demo lawyers if the database is empty, serve
+  serve                       serve the API, site and docs on PORT
+  migrate                     bring the database schema up to date
+  seed [--lawyers N] [--seed S] [--reference-date YYYY-MM-DD]
+                              add N generated demo lawyers (default 300, seed 1)
+  import FILE                 import lawyers from JSON Lines (docs/import-format.md);
+                              all or nothing
+
+Configuration comes from the environment (see README): DATABASE_URL, PORT, …`;
+
+type Flags = Record<string, string | boolean | undefined>;
+
+function out(json: boolean, data: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${text}\n`);
+}
+
+function intFlag(flags: Flags, name: string, fallback: number, min: number, max: number): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--${name} expects a whole number`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}`);
+  return n;
+}
+
+async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
+  const database = openDatabase(config.databaseUrl, { poolSize: 2 });
+  try {
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function seed(config: Config, database: Database, flags: Flags, json: boolean, lawyers: number): Promise<void> {
+  const seedValue = intFlag(flags, 'seed', 1, 0, 2 ** 31 - 1);
+  const now = new Date();
+  const referenceDate = typeof flags['reference-date'] === 'string' ? flags['reference-date'] : dateInZone(now.getTime(), 'Europe/Madrid');
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(referenceDate)) throw new UsageError('--reference-date expects YYYY-MM-DD');
+  const started = Date.now();
+  const result = await seedDemoDirectory(database, {
+    lawyers,
+    seed: seedValue,
+    referenceDate,
+    now,
+    onProgress: json ? undefined : progressReporter('seeding'),
+  });
+  const seconds = (Date.now() - started) / 1000;
+  out(json, { lawyers: result.lawyers, seed: seedValue, reference_date: referenceDate, seconds }, `seeded ${result.lawyers.toLocaleString('en')} demo lawyers (seed ${seedValue}) in ${seconds.toFixed(1)} s`);
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values: flags, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      lawyers: { type: 'string' },
+      seed: { type: 'string' },
+      'reference-date': { type: 'string' },
+    },
+  });
+  const json = flags.json === true;
+  const [command, ...args] = positionals;
+  if (!command || flags.help || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return command || flags.help ? 0 : 2;
+  }
+  const config = loadConfig();
+
+  switch (command) {
+    case 'migrate': {
+      const applied = await withDatabase(config, migrateToLatest);
+      out(json, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+      return 0;
+    }
+    case 'seed': {
+      const lawyers = intFlag(flags, 'lawyers', 300, 1, 1_000_000);
+      await withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        await seed(config, database, flags, json, lawyers);
+      });
+      return 0;
+    }
+    case 'import': {
+      const file = args[0];
+      if (!file) throw new UsageError('import needs a FILE (JSON Lines)');
+      if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+      const openLines = () => readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
+      try {
+        const result = await withDatabase(config, async (database) => {
+          await migrateToLatest(database);
+          return importLawyers(database, openLines, { now: new Date() });
+        });
+        out(json, result, `imported ${result.imported.toLocaleString('en')} lawyers from ${file}`);
+        return 0;
+      } catch (err) {
+        if (!(err instanceof ImportFailedError)) throw err;
+        if (json) out(true, { imported: 0, problems: err.totalIssues, issues: err.issues }, '');
+        else {
+          process.stderr.write(`${file}: ${err.message}\n`);
+          for (const i of err.issues) process.stderr.write(`  line ${i.line}${i.pointer ? ` ${i.pointer}` : ''}: ${i.detail}\n`);
+          if (err.totalIssues > err.issues.length) process.stderr.write(`  … and ${err.totalIssues - err.issues.length} more\n`);
+        }
+        return 1;
+      }
+    }
+    case 'start':
+    case 'serve': {
+      if (command === 'start' && config.demoLawyers > 0) {
+        await withDatabase(config, async (database) => {
+          await migrateToLatest(database);
+          if ((await countLawyers(database.db)) === 0) await seed(config, database, flags, json, config.demoLawyers);
+        });
+      }
+      const server = await startServer(config);
+      const log = (msg: string) => server.app.fastify.log.info(msg);
+      server.app.fastify.log.info({ url: server.url, database: server.database.dialect }, 'consulta listening');
+      if (!json && process.stdout.isTTY) process.stdout.write(`Consulta is up: ${server.url}/ (API at ${config.baseUrl}, docs at ${config.siteUrl}/docs/api)\n`);
+      stopOnSignals(server, config.shutdownTimeoutMs, log);
+      return -1; // keep running
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"; see consulta --help`);
+  }
+}
+
+export async function cli(argv: string[]): Promise<void> {
+  try {
+    const code = await run(argv);
+    if (code >= 0) process.exitCode = code;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      process.stderr.write(`consulta: ${(err as Error).message}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof ConfigError) {
+      process.stderr.write(`consulta: configuration error: ${err.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`consulta: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  }
+}

@@ -1,0 +1,203 @@
+/** Lawyers: the search query, single reads and bulk writes. */
+import type { SelectQueryBuilder } from 'kysely';
+import type {
+  BarMembershipTable,
+  DateExceptionTable,
+  DB,
+  LawyerLanguageTable,
+  LawyerPracticeAreaTable,
+  LawyerTable,
+  ReviewTable,
+  WeeklyHoursTable,
+} from '../schema.ts';
+import type { Executor } from './types.ts';
+
+export type LawyerSort = 'rating' | 'price_asc' | 'price_desc' | 'reviews';
+
+export interface LawyerFilters {
+  citySlug?: string;
+  /** The requested area and all of its sub-areas. */
+  areaSlugs?: string[];
+  language?: string;
+  minFeeCents?: number;
+  maxFeeCents?: number;
+}
+
+export type LawyerSummaryRow = Pick<
+  LawyerTable,
+  | 'id'
+  | 'name'
+  | 'city_slug'
+  | 'timezone'
+  | 'consultation_fee_cents'
+  | 'platform_commission_percent'
+  | 'rating_avg'
+  | 'total_bookings'
+  | 'practice_areas_json'
+  | 'languages_json'
+>;
+
+export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count'>;
+
+const SUMMARY_COLUMNS = [
+  'id',
+  'name',
+  'city_slug',
+  'timezone',
+  'consultation_fee_cents',
+  'platform_commission_percent',
+  'rating_avg',
+  'total_bookings',
+  'practice_areas_json',
+  'languages_json',
+] as const;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function applyFilters<O>(query: SelectQueryBuilder<DB, 'lawyers', O>, f: LawyerFilters): SelectQueryBuilder<DB, 'lawyers', O> {
+  // Written exactly as the partial indexes' predicate so both planners can use them.
+  let q = query.where('lawyers.verified', '=', 1).where('lawyers.listed', '=', 1);
+  if (f.citySlug !== undefined) q = q.where('lawyers.city_slug', '=', f.citySlug);
+  if (f.minFeeCents !== undefined) q = q.where('lawyers.consultation_fee_cents', '>=', f.minFeeCents);
+  if (f.maxFeeCents !== undefined) q = q.where('lawyers.consultation_fee_cents', '<=', f.maxFeeCents);
+  if (f.language !== undefined) {
+    const language = f.language;
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('lawyer_languages')
+          .select('lawyer_languages.lawyer_id')
+          .whereRef('lawyer_languages.lawyer_id', '=', 'lawyers.id')
+          .where('lawyer_languages.language', '=', language),
+      ),
+    );
+  }
+  if (f.areaSlugs !== undefined) {
+    const areas = f.areaSlugs;
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('lawyer_practice_areas')
+          .select('lawyer_practice_areas.lawyer_id')
+          .whereRef('lawyer_practice_areas.lawyer_id', '=', 'lawyers.id')
+          .where('lawyer_practice_areas.area_slug', areas.length === 1 ? '=' : 'in', areas.length === 1 ? areas[0]! : areas),
+      ),
+    );
+  }
+  return q;
+}
+
+/** One page of public lawyers matching the filters, in a total, stable order. */
+export function searchPublicLawyers(
+  db: Executor,
+  filters: LawyerFilters,
+  sort: LawyerSort,
+  limit: number,
+  offset: number,
+): Promise<LawyerSummaryRow[]> {
+  let q = applyFilters(db.selectFrom('lawyers').select(SUMMARY_COLUMNS), filters);
+  switch (sort) {
+    case 'rating':
+      q = q.orderBy('rating_key', 'desc').orderBy('review_count', 'desc');
+      break;
+    case 'reviews':
+      q = q.orderBy('review_count', 'desc').orderBy('rating_key', 'desc');
+      break;
+    case 'price_asc':
+      q = q.orderBy('consultation_fee_cents', 'asc');
+      break;
+    case 'price_desc':
+      q = q.orderBy('consultation_fee_cents', 'desc');
+      break;
+  }
+  return q.orderBy('id', 'asc').limit(limit).offset(offset).execute();
+}
+
+export async function countPublicLawyers(db: Executor, filters: LawyerFilters): Promise<number> {
+  const row = await applyFilters(
+    db.selectFrom('lawyers').select((eb) => eb.fn.countAll<number>().as('n')),
+    filters,
+  ).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A lawyer only if verified and publicly listed; anything else reads as absent. */
+export function findPublicLawyer(db: Executor, id: string): Promise<LawyerProfileRow | undefined> {
+  return db
+    .selectFrom('lawyers')
+    .select([...SUMMARY_COLUMNS, 'bio', 'review_count'])
+    .where('id', '=', id)
+    .where('verified', '=', 1)
+    .where('listed', '=', 1)
+    .executeTakeFirst();
+}
+
+export function listBarMemberships(db: Executor, lawyerId: string): Promise<Pick<BarMembershipTable, 'bar_name' | 'verified'>[]> {
+  return db
+    .selectFrom('bar_memberships')
+    .select(['bar_name', 'verified'])
+    .where('lawyer_id', '=', lawyerId)
+    .orderBy('verified', 'desc')
+    .orderBy('bar_name')
+    .execute();
+}
+
+export function listRecentReviews(db: Executor, lawyerId: string, limit: number): Promise<Pick<ReviewTable, 'rating' | 'comment' | 'created_at'>[]> {
+  return db
+    .selectFrom('reviews')
+    .select(['rating', 'comment', 'created_at'])
+    .where('lawyer_id', '=', lawyerId)
+    .where('verified_client', '=', 1)
+    .orderBy('created_at', (ob) => ob.desc().nullsLast())
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function lawyerExists(db: Executor, id: string): Promise<boolean> {
+  const row = await db.selectFrom('lawyers').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function countLawyers(db: Executor): Promise<number> {
+  const row = await db.selectFrom('lawyers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface LawyerWrite {
+  lawyer: LawyerTable;
+  practiceAreas: LawyerPracticeAreaTable[];
+  languages: LawyerLanguageTable[];
+  barMemberships: BarMembershipTable[];
+  weeklyHours: WeeklyHoursTable[];
+  dateExceptions: DateExceptionTable[];
+  reviews: ReviewTable[];
+}
+
+/** Bound parameters per statement stay under SQLite's and PostgreSQL's limits. */
+async function insertChunked<T extends keyof DB>(db: Executor, table: T, rows: DB[T][], columnsPerRow: number): Promise<void> {
+  const perChunk = Math.max(1, Math.floor(30_000 / columnsPerRow));
+  for (let i = 0; i < rows.length; i += perChunk) {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await db.insertInto(table).values(rows.slice(i, i + perChunk) as any).execute();
+  }
+}
+
+/** Inserts lawyers with everything that belongs to them. Call inside a transaction. */
+export async function insertLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
+  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 16);
+  await insertChunked(db, 'lawyer_practice_areas', writes.flatMap((w) => w.practiceAreas), 3);
+  await insertChunked(db, 'lawyer_languages', writes.flatMap((w) => w.languages), 2);
+  await insertChunked(db, 'bar_memberships', writes.flatMap((w) => w.barMemberships), 3);
+  await insertChunked(db, 'lawyer_weekly_hours', writes.flatMap((w) => w.weeklyHours), 5);
+  await insertChunked(db, 'lawyer_date_exceptions', writes.flatMap((w) => w.dateExceptions), 5);
+  await insertChunked(db, 'reviews', writes.flatMap((w) => w.reviews), 6);
+}
+
+export async function existingLawyerIds(db: Executor, ids: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db.selectFrom('lawyers').select('id').where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const r of rows) found.add(r.id);
+  }
+  return found;
+}

@@ -1,0 +1,87 @@
+/** Provinces, cities, the practice-area tree and the directory version. */
+import type { CityTable, DB, PracticeAreaTable, ProvinceTable } from '../schema.ts';
+import type { Executor } from './types.ts';
+
+export async function getDirectoryVersion(db: Executor): Promise<number> {
+  const row = await db.selectFrom('directory_state').select('version').where('id', '=', 1).executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+/** Marks the directory as changed so every process rebuilds its cached derived data. */
+export async function bumpDirectoryVersion(db: Executor, nowIso: string): Promise<void> {
+  await db
+    .updateTable('directory_state')
+    .set((eb) => ({ version: eb('version', '+', 1), updated_at: nowIso }))
+    .where('id', '=', 1)
+    .execute();
+}
+
+export function listProvinces(db: Executor): Promise<ProvinceTable[]> {
+  return db.selectFrom('provinces').selectAll().orderBy('name').execute();
+}
+
+export function listCities(db: Executor): Promise<CityTable[]> {
+  return db.selectFrom('cities').selectAll().orderBy('name').execute();
+}
+
+export function listPracticeAreas(db: Executor): Promise<PracticeAreaTable[]> {
+  return db.selectFrom('practice_areas').selectAll().orderBy('position').execute();
+}
+
+/** Public lawyers per city, for the cities reference payload. */
+export async function countPublicLawyersByCity(db: Executor): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('lawyers')
+    .select((eb) => ['city_slug', eb.fn.countAll<number>().as('n')])
+    .where('verified', '=', 1)
+    .where('listed', '=', 1)
+    .groupBy('city_slug')
+    .execute();
+  return new Map(rows.map((r) => [r.city_slug, Number(r.n)]));
+}
+
+export async function upsertProvinces(db: Executor, rows: ProvinceTable[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('provinces')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('code').doUpdateSet((eb) => ({
+        slug: eb.ref('excluded.slug'),
+        name: eb.ref('excluded.name'),
+        autonomous_community: eb.ref('excluded.autonomous_community'),
+        timezone: eb.ref('excluded.timezone'),
+      })),
+    )
+    .execute();
+}
+
+export async function upsertCities(db: Executor, rows: CityTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('cities')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) =>
+        oc.column('slug').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), province_code: eb.ref('excluded.province_code') })),
+      )
+      .execute();
+  }
+}
+
+/** Parents must come before their children in `rows`. */
+export async function upsertPracticeAreas(db: Executor, rows: PracticeAreaTable[]): Promise<void> {
+  for (const row of rows) {
+    await db
+      .insertInto('practice_areas')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('slug').doUpdateSet((eb) => ({
+          name: eb.ref('excluded.name'),
+          description: eb.ref('excluded.description'),
+          parent_slug: eb.ref('excluded.parent_slug'),
+          position: eb.ref('excluded.position'),
+        })),
+      )
+      .execute();
+  }
+}

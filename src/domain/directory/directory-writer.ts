@@ -1,0 +1,156 @@
+/**
+ * The one way lawyers enter the directory (demo seed and JSON Lines import alike): records are
+ * checked against reference data and each other, turned into rows with their derived fields
+ * (rating, summary JSON), and written in one transaction that bumps the directory version.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../db/database.ts';
+import { existingLawyerIds, insertLawyers, type LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
+import {
+  bumpDirectoryVersion,
+  upsertCities,
+  upsertPracticeAreas,
+  upsertProvinces,
+} from '../../db/repositories/reference.repository.ts';
+import type { Executor } from '../../db/repositories/types.ts';
+import type { FieldError } from '../errors.ts';
+import { CITIES, PROVINCES } from '../demo/spain.ts';
+import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
+import { languageByCode } from './languages.ts';
+import type { LawyerRecord } from './lawyer-record.ts';
+import type { ReferenceData } from './reference.service.ts';
+
+/** Writes Spain's provinces and cities and the practice-area tree (idempotent). */
+export async function ensureReferenceData(db: Executor, nowIso: string): Promise<void> {
+  await upsertProvinces(
+    db,
+    PROVINCES.map((p) => ({ code: p.code, slug: p.slug, name: p.name, autonomous_community: p.autonomous_community, timezone: p.timezone })),
+  );
+  await upsertCities(db, CITIES.map((c) => ({ slug: c.slug, name: c.name, province_code: c.province_code })));
+  const rows: Array<{ slug: string; name: string; description: string; parent_slug: string | null; position: number }> = [];
+  const walk = (areas: readonly PracticeAreaData[], parent: string | null) => {
+    for (const a of areas) {
+      rows.push({ slug: a.slug, name: a.name, description: a.description, parent_slug: parent, position: rows.length });
+      walk(a.children ?? [], a.slug);
+    }
+  };
+  walk(PRACTICE_AREAS, null);
+  await upsertPracticeAreas(db, rows);
+  await bumpDirectoryVersion(db, nowIso);
+}
+
+const overlaps = (a: { start_time: string; end_time: string }, b: { start_time: string; end_time: string }) =>
+  a.start_time < b.end_time && b.start_time < a.end_time;
+
+/**
+ * Checks a schema-valid record against reference data and turns it into rows.
+ * Returns the field errors instead when the record cannot be written.
+ */
+export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: string): { write: LawyerWrite } | { errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const city = ref.cityBySlug.get(record.city);
+  if (!city) errors.push({ pointer: '/city', detail: `unknown city slug "${record.city}"` });
+
+  const areaNames = new Map<string, string>();
+  let primary = -1;
+  record.practice_areas.forEach((a, i) => {
+    const area = ref.practiceAreaBySlug.get(a.slug);
+    if (!area) errors.push({ pointer: `/practice_areas/${i}/slug`, detail: `unknown practice area "${a.slug}"` });
+    else if (areaNames.has(a.slug)) errors.push({ pointer: `/practice_areas/${i}/slug`, detail: `duplicate practice area "${a.slug}"` });
+    else areaNames.set(a.slug, area.name);
+    if (a.is_primary) {
+      if (primary >= 0) errors.push({ pointer: `/practice_areas/${i}/is_primary`, detail: 'only one practice area may be primary' });
+      else primary = i;
+    }
+  });
+  if (primary < 0) primary = 0; // none marked: the first listed is the primary one
+
+  record.languages.forEach((code, i) => {
+    if (!languageByCode(code)) errors.push({ pointer: `/languages/${i}`, detail: `"${code}" is not an ISO 639-1 language code` });
+  });
+
+  record.weekly_hours.forEach((w, i) => {
+    if (w.start_time >= w.end_time) errors.push({ pointer: `/weekly_hours/${i}/end_time`, detail: 'must be after start_time' });
+    record.weekly_hours.forEach((o, j) => {
+      if (j < i && o.weekday === w.weekday && overlaps(o, w)) {
+        errors.push({ pointer: `/weekly_hours/${i}`, detail: `overlaps weekly_hours/${j} on weekday ${w.weekday}` });
+      }
+    });
+  });
+  (record.date_exceptions ?? []).forEach((e, i) => {
+    const hasStart = e.start_time !== undefined;
+    const hasEnd = e.end_time !== undefined;
+    if (hasStart !== hasEnd) errors.push({ pointer: `/date_exceptions/${i}`, detail: 'give both start_time and end_time, or neither (closed all day)' });
+    else if (hasStart && e.start_time! >= e.end_time!) errors.push({ pointer: `/date_exceptions/${i}/end_time`, detail: 'must be after start_time' });
+  });
+
+  const seenBars = new Set<string>();
+  record.bar_memberships.forEach((b, i) => {
+    if (seenBars.has(b.bar_name)) errors.push({ pointer: `/bar_memberships/${i}/bar_name`, detail: 'duplicate bar membership' });
+    seenBars.add(b.bar_name);
+  });
+
+  if (errors.length > 0 || !city) return { errors };
+
+  const id = record.id ?? randomUUID();
+  const verifiedReviews = (record.reviews ?? []).filter((r) => r.verified_client !== false);
+  const ratingAvg = verifiedReviews.length > 0
+    ? Math.round((verifiedReviews.reduce((s, r) => s + r.rating, 0) / verifiedReviews.length) * 100) / 100
+    : null;
+  const areasJson = record.practice_areas
+    .map((a, i) => ({ name: areaNames.get(a.slug)!, slug: a.slug, is_primary: i === primary }))
+    .sort((a, b) => Number(b.is_primary) - Number(a.is_primary));
+
+  return {
+    write: {
+      lawyer: {
+        id,
+        name: record.name,
+        city_slug: city.slug,
+        timezone: city.timezone,
+        consultation_fee_cents: record.consultation_fee_cents,
+        platform_commission_percent: record.platform_commission_percent,
+        bio: record.bio ?? null,
+        verified: record.verified ? 1 : 0,
+        listed: record.listed ? 1 : 0,
+        rating_avg: ratingAvg,
+        rating_key: ratingAvg === null ? 0 : Math.round(ratingAvg * 100),
+        review_count: verifiedReviews.length,
+        total_bookings: record.total_bookings ?? null,
+        practice_areas_json: JSON.stringify(areasJson),
+        languages_json: JSON.stringify(record.languages),
+        created_at: nowIso,
+        updated_at: nowIso,
+      },
+      practiceAreas: record.practice_areas.map((a, i) => ({ lawyer_id: id, area_slug: a.slug, is_primary: i === primary ? 1 : 0 })),
+      languages: record.languages.map((language) => ({ lawyer_id: id, language })),
+      barMemberships: record.bar_memberships.map((b) => ({ lawyer_id: id, bar_name: b.bar_name, verified: b.verified ? 1 : 0 })),
+      weeklyHours: record.weekly_hours.map((w) => ({ lawyer_id: id, ...w })),
+      dateExceptions: (record.date_exceptions ?? []).map((e) => ({
+        lawyer_id: id,
+        date: e.date,
+        start_time: e.start_time ?? null,
+        end_time: e.end_time ?? null,
+        slot_minutes: e.start_time ? (e.slot_minutes ?? null) : null,
+      })),
+      reviews: (record.reviews ?? []).map((r) => ({
+        id: randomUUID(),
+        lawyer_id: id,
+        rating: r.rating,
+        comment: r.comment ?? null,
+        created_at: r.date ? new Date(r.date).toISOString() : null,
+        verified_client: r.verified_client === false ? 0 : 1,
+      })),
+    },
+  };
+}
+
+/** Ids among `ids` that the directory already has. */
+export function findExistingLawyerIds(database: Database, ids: string[]): Promise<Set<string>> {
+  return existingLawyerIds(database.db, ids);
+}
+
+/** Writes prepared lawyers; the caller owns the transaction and bumps the version once. */
+export async function writeLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
+  await insertLawyers(db, writes);
+}

@@ -1,0 +1,48 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { problems } from '../../contract/common.ts';
+import { CitiesResponseSchema, PracticeAreasResponseSchema } from '../../contract/directory.ts';
+import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import { CacheableResponse } from '../cacheable.ts';
+
+export interface ReferenceRoutesOptions {
+  directory: DirectoryService;
+}
+
+const NoQuery = Type.Object({}, { additionalProperties: false });
+const notModified = { 304: Type.Null({ description: 'Not modified (If-None-Match matched the ETag)' }) };
+
+export const referenceRoutes: FastifyPluginAsyncTypebox<ReferenceRoutesOptions> = async (app, { directory }) => {
+  const practiceAreas = new CacheableResponse();
+  const cities = new CacheableResponse();
+
+  app.get('/practice-areas', {
+    schema: {
+      operationId: 'listPracticeAreas',
+      tags: ['Reference'],
+      summary: 'The practice-area hierarchy',
+      description: 'Each `slug` is a value for the `practice_area` search filter; a parent area matches lawyers in its sub-areas. Cacheable for 24 hours (ETag).',
+      querystring: NoQuery,
+      response: { 200: PracticeAreasResponseSchema, ...notModified, ...problems(400, 429) },
+    },
+    handler: async (request, reply) => {
+      const ref = await directory.reference();
+      return practiceAreas.send(request, reply, String(ref.version), () => ({ practice_areas: ref.practiceAreaTree }));
+    },
+  });
+
+  app.get('/cities', {
+    schema: {
+      operationId: 'listCities',
+      tags: ['Reference'],
+      summary: "Spain's provinces and the cities served",
+      description: 'Each city `slug` (or its name) is a value for the `city` search filter. Cacheable for 24 hours (ETag).',
+      querystring: NoQuery,
+      response: { 200: CitiesResponseSchema, ...notModified, ...problems(400, 429) },
+    },
+    handler: async (request, reply) => {
+      const ref = await directory.reference();
+      return cities.send(request, reply, String(ref.version), () => ({ provinces: ref.provinces, cities: ref.cities }));
+    },
+  });
+};

@@ -1,0 +1,64 @@
+/**
+ * A running server: database open and migrated, app listening, background jobs started, and a
+ * graceful stop (stop accepting, let in-flight requests finish, stop jobs, close the database).
+ */
+import { buildApp, type App } from './app.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrator.ts';
+
+export interface RunningServer {
+  app: App;
+  database: Database;
+  /** The address actually bound (PORT=0 picks a free port). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
+  const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  try {
+    await migrateToLatest(database);
+    const app = await buildApp({ config, database, clock });
+    const address = await app.fastify.listen({ port: config.port, host: config.host });
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        // Fastify stops accepting, answers 503 to new requests on open connections, waits for
+        // in-flight requests and closes idle keep-alive connections.
+        await app.fastify.close();
+        await database.close();
+      })();
+      return stopping;
+    };
+    return { app, database, url: address.replace('0.0.0.0', '127.0.0.1'), stop };
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** Stops the server on SIGTERM/SIGINT, forcing exit if draining exceeds the timeout. */
+export function stopOnSignals(server: RunningServer, timeoutMs: number, log: (msg: string) => void): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal} received: draining in-flight requests`);
+    const timer = setTimeout(() => {
+      log(`shutdown took longer than ${timeoutMs} ms: exiting`);
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    server.stop().then(
+      () => {
+        log('stopped cleanly');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log(`error while stopping: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

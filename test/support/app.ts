@@ -1,0 +1,42 @@
+/** Builds the real app over a real database with a manual clock, for `inject()` tests. */
+import { buildApp, type App } from '../../src/app.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { DeprecatedRoute } from '../../src/http/plugins/deprecation.ts';
+import type { DatabaseTarget, TestDatabase } from './databases.ts';
+
+/** Monday 23 November 2026, 09:00 in Madrid. */
+export const TEST_NOW = '2026-11-23T08:00:00.000Z';
+export const SITE = 'http://consulta.test';
+
+export interface TestContext extends TestDatabase {
+  app: App;
+  clock: ManualClock;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig({ SITE_URL: SITE, LOG_LEVEL: 'silent', FENCE_SECRET: 'test-fence-secret-0123456789' }, overrides);
+}
+
+export async function createTestContext(
+  target: DatabaseTarget,
+  options: { config?: Partial<Config>; deprecatedRoutes?: DeprecatedRoute[]; now?: string } = {},
+): Promise<TestContext> {
+  const testDb = await target.create();
+  const clock = new ManualClock(options.now ?? TEST_NOW);
+  const config = testConfig({ databaseUrl: testDb.url, ...options.config });
+  const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes });
+  await app.fastify.ready();
+  return {
+    ...testDb,
+    app,
+    clock,
+    config,
+    async close() {
+      await app.fastify.close();
+      await testDb.drop();
+    },
+  };
+}

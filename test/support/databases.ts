@@ -1,0 +1,84 @@
+/**
+ * The databases every repository/service/HTTP test runs on: a real SQLite file always, and a
+ * real PostgreSQL when TEST_DATABASE_URL is set (required in CI). Each test context gets a fresh
+ * database (a new file, or a new PostgreSQL database) so test files can run in parallel.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrator.ts';
+
+export interface TestDatabase {
+  database: Database;
+  url: string;
+  drop(): Promise<void>;
+}
+
+export interface DatabaseTarget {
+  name: 'sqlite' | 'postgres';
+  create(): Promise<TestDatabase>;
+}
+
+const sqliteTarget: DatabaseTarget = {
+  name: 'sqlite',
+  async create() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-test-'));
+    const url = `sqlite:${path.join(dir, 'test.db')}`;
+    const database = openDatabase(url);
+    await migrateToLatest(database);
+    return {
+      database,
+      url,
+      async drop() {
+        await database.close().catch(() => {});
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+function postgresTarget(adminUrl: string): DatabaseTarget {
+  return {
+    name: 'postgres',
+    async create() {
+      const name = `consulta_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        await admin.query(`create database ${name}`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      const database = openDatabase(url.toString(), { poolSize: 10 });
+      await migrateToLatest(database);
+      return {
+        database,
+        url: url.toString(),
+        async drop() {
+          await database.close().catch(() => {});
+          const c = new pg.Client({ connectionString: adminUrl });
+          await c.connect();
+          try {
+            await c.query(`drop database if exists ${name} with (force)`);
+          } finally {
+            await c.end();
+          }
+        },
+      };
+    },
+  };
+}
+
+/** SQLite, plus PostgreSQL when configured. In CI, PostgreSQL is mandatory. */
+export function databaseTargets(): DatabaseTarget[] {
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (!pgUrl && process.env.CI === 'true') {
+    throw new Error('TEST_DATABASE_URL must be set in CI: the PostgreSQL suites are required');
+  }
+  return pgUrl ? [sqliteTarget, postgresTarget(pgUrl)] : [sqliteTarget];
+}
