@@ -12,7 +12,7 @@ export const SearchQuerySchema = Type.Object(
     language: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'ISO 639-1 code (ar) or language name (Arabic, árabe, العربية)' })),
     min_fee_eur: Type.Optional(Type.Number({ minimum: 0, maximum: 100000, description: 'Lowest base consultation fee, in euros' })),
     max_fee_eur: Type.Optional(Type.Number({ minimum: 0, maximum: 100000, description: 'Highest base consultation fee, in euros' })),
-    sort: Type.Optional(Type.Union(SORTS.map((s) => Type.Literal(s)), { description: 'Default rating (best first; ties by review count, then id)' })),
+    sort: Type.Optional(Type.Union([Type.Literal('rating'), Type.Literal('price_asc'), Type.Literal('price_desc'), Type.Literal('reviews')], { description: 'Default rating (best first; ties by review count, then id)' })),
     page: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
     limit: LimitParam,
   },

@@ -47,7 +47,7 @@ export const siteRoutes: FastifyPluginAsync<SiteRoutesOptions> = async (app, { c
   app.get<{ Params: { code: string } }>('/docs/errors/:code', { schema: hidden }, async (request, reply) => {
     const code = request.params.code;
     if (!Object.hasOwn(ERROR_CODES, code)) {
-      return sendProblem(reply, config.siteUrl, 'not_found', `There is no error code "${code}". All codes are listed at ${config.siteUrl}/docs/errors.`);
+      return sendProblem(reply, config.siteUrl, 'not_found', `There is no such error code. All codes are listed at ${config.siteUrl}/docs/errors.`);
     }
     const info = ERROR_CODES[code as ErrorCode];
     const example = JSON.stringify(

@@ -1,4 +1,5 @@
 /** Builds the real app over a real database with a manual clock, for `inject()` tests. */
+import type { FastifyInstance } from 'fastify';
 import { buildApp, type App } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -22,12 +23,19 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export async function createTestContext(
   target: DatabaseTarget,
-  options: { config?: Partial<Config>; deprecatedRoutes?: DeprecatedRoute[]; now?: string } = {},
+  options: {
+    config?: Partial<Config>;
+    deprecatedRoutes?: DeprecatedRoute[];
+    now?: string;
+    /** Registers test-only routes before the app is ready. */
+    extend?: (fastify: FastifyInstance) => void;
+  } = {},
 ): Promise<TestContext> {
   const testDb = await target.create();
   const clock = new ManualClock(options.now ?? TEST_NOW);
   const config = testConfig({ databaseUrl: testDb.url, ...options.config });
   const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes });
+  options.extend?.(app.fastify as unknown as FastifyInstance);
   await app.fastify.ready();
   return {
     ...testDb,

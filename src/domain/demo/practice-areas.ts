@@ -65,7 +65,7 @@ export const PRACTICE_AREAS: readonly PracticeAreaData[] = [
       },
       {
         slug: 'tie-and-nie',
-        name: 'TIE, NIE and registration',
+        name: 'Foreigner ID cards (TIE and NIE)',
         description: 'Foreigner identity cards, NIE numbers, fingerprint appointments and padrón registration issues.',
       },
     ],
@@ -146,7 +146,7 @@ export const PRACTICE_AREAS: readonly PracticeAreaData[] = [
       },
       {
         slug: 'eu-family-member-card',
-        name: 'EU family member card',
+        name: 'EU family member cards',
         description: 'Residence cards for family members of Spanish and other EU citizens.',
       },
       {
@@ -168,12 +168,12 @@ export const PRACTICE_AREAS: readonly PracticeAreaData[] = [
     children: [
       {
         slug: 'employer-work-permit',
-        name: 'Employer-sponsored work permit',
+        name: 'Employer-sponsored work permits',
         description: 'Initial work and residence permits requested by a Spanish employer, including the shortage list.',
       },
       {
         slug: 'highly-qualified-professionals',
-        name: 'Highly qualified professionals and EU Blue Card',
+        name: 'Highly qualified professionals (EU Blue Card)',
         description: 'Fast-track permits for managers, specialists and EU Blue Card holders.',
       },
       {

@@ -10,7 +10,10 @@ export const SLOT_MINUTES = [15, 20, 30, 45, 60, 90, 120] as const;
 
 const Time = Type.String({ pattern: TIME_PATTERN, description: 'Wall-clock time in the lawyer\'s zone, HH:MM:SS' });
 const DateString = Type.String({ pattern: DATE_PATTERN, format: 'date' });
-const SlotMinutes = Type.Union(SLOT_MINUTES.map((m) => Type.Literal(m)));
+const SlotMinutes = Type.Union(
+  [Type.Literal(15), Type.Literal(20), Type.Literal(30), Type.Literal(45), Type.Literal(60), Type.Literal(90), Type.Literal(120)],
+  { description: 'Slot length in minutes' },
+);
 
 export const LawyerRecordSchema = Type.Object(
   {

@@ -1,0 +1,136 @@
+/**
+ * One measurement: a warm-up run whose numbers are discarded, then a measured autocannon run
+ * against one server process, with that process's CPU time and memory read from /proc around
+ * the measured run. Latencies are recorded here, per response, at sub-millisecond precision
+ * (autocannon's own histogram keeps whole milliseconds, too coarse for fast endpoints).
+ */
+import autocannon from 'autocannon';
+import type { Options, Result } from 'autocannon';
+import { cpuMs, memory } from './proc.ts';
+
+export interface LoadOptions {
+  connections: number;
+  /** Seconds measured. */
+  duration: number;
+  /** Seconds of warm-up before the measured run (0 for none). */
+  warmup: number;
+}
+
+export interface Target {
+  url: string;
+  pid: number;
+}
+
+export interface Measurement {
+  requests: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  serverCpuMs: number;
+  serverCpuMsPerReq: number;
+  /** Share of one core the server used while measured (1 = one core busy). */
+  serverCores: number;
+  /** CPU used by the bench process itself (the load generator) per request, ms. */
+  clientCpuMsPerReq: number;
+  serverRssMaxMb: number;
+  serverPeakRssMb: number;
+  statusCodes: Record<string, number>;
+}
+
+/** Bounds the latency record: at most this many samples are kept (far above any 2-core run). */
+const MAX_SAMPLES = 4_000_000;
+
+function fire(target: Target, paths: readonly string[], connections: number, seconds: number, onLatency?: (ms: number, status: number) => void): Promise<Result> {
+  const options: Options = { url: `${target.url}${paths[0]}`, connections, duration: seconds, timeout: 10 };
+  if (paths.length > 1) {
+    // One shared cursor across all connections, so each request asks for the next lawyer.
+    let next = 0;
+    options.requests = [
+      {
+        method: 'GET',
+        setupRequest: (request) => {
+          request.path = paths[next++ % paths.length];
+          return request;
+        },
+      },
+    ];
+  }
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
+    if (onLatency) {
+      instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => onLatency(ms, status));
+    }
+  });
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export async function measure(target: Target, paths: readonly string[], options: LoadOptions): Promise<Measurement> {
+  if (options.warmup > 0) await fire(target, paths, options.connections, options.warmup);
+
+  const latencies: number[] = [];
+  let ok = 0;
+  const statusCodes: Record<string, number> = {};
+  let rssMax = 0;
+  const sampleRss = () => {
+    try {
+      rssMax = Math.max(rssMax, memory(target.pid).rssMb);
+    } catch {
+      // the process is gone; the run will report its errors
+    }
+  };
+  const sampler = setInterval(sampleRss, 200);
+  const cpuBefore = cpuMs(target.pid);
+  const clientBefore = process.cpuUsage();
+  let result: Result;
+  try {
+    result = await fire(target, paths, options.connections, options.duration, (ms, status) => {
+      statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+      if (status >= 200 && status < 300) {
+        ok++;
+        if (latencies.length < MAX_SAMPLES) latencies.push(ms);
+      }
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  const client = process.cpuUsage(clientBefore);
+  const serverCpuMs = cpuMs(target.pid) - cpuBefore;
+  sampleRss();
+  const mem = memory(target.pid);
+
+  const sorted = Float64Array.from(latencies).sort();
+  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  const seconds = result.duration;
+  return {
+    requests,
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    seconds,
+    rps: ok / seconds,
+    p50Ms: percentile(sorted, 0.5),
+    p90Ms: percentile(sorted, 0.9),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+    serverCpuMs,
+    serverCpuMsPerReq: requests ? serverCpuMs / requests : Number.NaN,
+    serverCores: serverCpuMs / (seconds * 1000),
+    clientCpuMsPerReq: requests ? (client.user + client.system) / 1000 / requests : Number.NaN,
+    serverRssMaxMb: rssMax,
+    serverPeakRssMb: mem.peakRssMb,
+    statusCodes,
+  };
+}

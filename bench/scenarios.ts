@@ -1,0 +1,46 @@
+/**
+ * What is measured: the hot read endpoints, each as a list of request paths (one fixed path, or
+ * many lawyer ids rotated so consecutive requests hit different lawyers), and the targets, as
+ * the share of the raw baseline's throughput the service must reach.
+ */
+export const API = '/api/v1';
+
+export type ScenarioKind = 'search' | 'lawyer' | 'reference';
+
+export interface ScenarioSpec {
+  name: string;
+  kind: ScenarioKind;
+  /** Minimum app req/s ÷ baseline req/s. */
+  target: number;
+  paths(ids: readonly string[]): string[];
+}
+
+const fixed = (path: string) => () => [`${API}${path}`];
+const perLawyer = (suffix: string) => (ids: readonly string[]) => ids.map((id) => `${API}/lawyers/${id}${suffix}`);
+
+/** The four search mixes, also used for the scale check. */
+export const SEARCH_SCENARIOS: ScenarioSpec[] = [
+  { name: 'search: no filter', kind: 'search', target: 0.3, paths: fixed('/lawyers/search') },
+  { name: 'search: city=madrid', kind: 'search', target: 0.3, paths: fixed('/lawyers/search?city=madrid') },
+  { name: 'search: residence+ar', kind: 'search', target: 0.3, paths: fixed('/lawyers/search?practice_area=residence&language=ar') },
+  {
+    name: 'search: bcn ≤100€ price↑',
+    kind: 'search',
+    target: 0.3,
+    paths: fixed('/lawyers/search?city=barcelona&max_fee_eur=100&sort=price_asc'),
+  },
+];
+
+export const SCENARIOS: ScenarioSpec[] = [
+  ...SEARCH_SCENARIOS,
+  { name: 'profile', kind: 'lawyer', target: 0.4, paths: perLawyer('') },
+  { name: 'availability', kind: 'lawyer', target: 0.4, paths: perLawyer('/availability') },
+  { name: 'reviews', kind: 'lawyer', target: 0.4, paths: perLawyer('/reviews?limit=10') },
+  { name: 'cities', kind: 'reference', target: 0.7, paths: fixed('/cities') },
+  { name: 'practice-areas', kind: 'reference', target: 0.7, paths: fixed('/practice-areas') },
+];
+
+/** Search p50 with the largest directory ÷ p50 with the smallest must not exceed this. */
+export const SCALE_TARGET = 1.5;
+/** Server RSS under load with the largest directory must stay below this (MB). */
+export const RSS_TARGET_MB = 300;

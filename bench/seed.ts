@@ -1,0 +1,87 @@
+/**
+ * Benchmark databases, seeded through the service's own CLI and cached under .bench/db keyed by
+ * size and seed, so reruns skip seeding. A cached file is reseeded when the demo generator or
+ * the migrations changed (the data would no longer be what the code produces), when it is older
+ * than MAX_AGE_DAYS (generated dates are relative to the reference date), or on --reseed.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, runToCompletion } from './children.ts';
+
+const MAX_AGE_DAYS = 30;
+
+interface SeedMeta {
+  lawyers: number;
+  seed: number;
+  reference_date: string;
+  fingerprint: string;
+  seconds: number;
+  seeded_at: string;
+}
+
+export interface BenchDatabase {
+  url: string;
+  file: string;
+  lawyers: number;
+  seed: number;
+  referenceDate: string;
+  /** Seconds the seed took, or null when the cached file was reused. */
+  seededSeconds: number | null;
+}
+
+function sourceFingerprint(): string {
+  const hash = createHash('sha256');
+  for (const dir of ['src/domain/demo', 'src/db/migrations']) {
+    const abs = path.join(ROOT, dir);
+    if (!fs.existsSync(abs)) continue;
+    for (const name of fs.readdirSync(abs).sort()) {
+      hash.update(name).update(fs.readFileSync(path.join(abs, name)));
+    }
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+function todayInMadrid(): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+}
+
+function removeDb(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${file}${suffix}`, { force: true });
+}
+
+export async function benchDatabase(dir: string, lawyers: number, seed: number, reseed: boolean): Promise<BenchDatabase> {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `lawyers-${lawyers}-seed-${seed}.db`);
+  const metaFile = `${file}.json`;
+  const fingerprint = sourceFingerprint();
+  if (!reseed && fs.existsSync(file) && fs.existsSync(metaFile)) {
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as SeedMeta;
+    const ageDays = (Date.now() - Date.parse(meta.seeded_at)) / 86_400_000;
+    if (meta.fingerprint === fingerprint && ageDays < MAX_AGE_DAYS && meta.lawyers === lawyers) {
+      return { url: `sqlite:${file}`, file, lawyers, seed, referenceDate: meta.reference_date, seededSeconds: null };
+    }
+  }
+
+  // Seed into a scratch file and rename only on success, so an interrupted seed is never reused.
+  const partial = path.join(dir, `lawyers-${lawyers}-seed-${seed}.partial.db`);
+  removeDb(partial);
+  removeDb(file);
+  fs.rmSync(metaFile, { force: true });
+  const referenceDate = todayInMadrid();
+  process.stdout.write(`seeding ${lawyers.toLocaleString('en')} lawyers (seed ${seed}, reference date ${referenceDate}) … `);
+  const args = ['bin/consulta.js', 'seed', '--lawyers', String(lawyers), '--seed', String(seed), '--reference-date', referenceDate, '--json'];
+  // Generous bound: 100,000 lawyers take a few minutes on a 2-core machine.
+  const stdout = await runToCompletion(args, { DATABASE_URL: `sqlite:${partial}`, LOG_LEVEL: 'warn' }, 30 * 60_000);
+  const line = stdout.trim().split('\n').pop() ?? '';
+  const result = JSON.parse(line) as { lawyers: number; seconds: number };
+  if (result.lawyers !== lawyers) throw new Error(`seed reported ${result.lawyers} lawyers, expected ${lawyers}`);
+  for (const suffix of ['-wal', '-shm']) {
+    if (fs.existsSync(`${partial}${suffix}`)) fs.renameSync(`${partial}${suffix}`, `${file}${suffix}`);
+  }
+  fs.renameSync(partial, file);
+  const meta: SeedMeta = { lawyers, seed, reference_date: referenceDate, fingerprint, seconds: result.seconds, seeded_at: new Date().toISOString() };
+  fs.writeFileSync(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+  process.stdout.write(`${result.seconds.toFixed(1)} s\n`);
+  return { url: `sqlite:${file}`, file, lawyers, seed, referenceDate, seededSeconds: result.seconds };
+}
