@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { InjectOptions } from 'fastify';
 import { databaseTargets } from '../support/databases.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -31,7 +32,7 @@ describe('cross-cutting HTTP behaviour', () => {
   });
   after(() => ctx.close());
 
-  const inject = (opts: Parameters<TestContext['app']['fastify']['inject']>[0]) => ctx.app.fastify.inject(opts);
+  const inject = (opts: InjectOptions) => ctx.app.fastify.inject(opts);
 
   it('puts a unique X-Request-Id on successes, errors and unknown routes, equal to the problem instance', async () => {
     const ids = new Set<string>();

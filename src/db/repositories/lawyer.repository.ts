@@ -52,7 +52,6 @@ const SUMMARY_COLUMNS = [
   'languages_json',
 ] as const;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function applyFilters<O>(query: SelectQueryBuilder<DB, 'lawyers', O>, f: LawyerFilters): SelectQueryBuilder<DB, 'lawyers', O> {
   // Written exactly as the partial indexes' predicate so both planners can use them.
   let q = query.where('lawyers.verified', '=', 1).where('lawyers.listed', '=', 1);

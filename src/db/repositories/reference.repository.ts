@@ -1,5 +1,5 @@
 /** Provinces, cities, the practice-area tree and the directory version. */
-import type { CityTable, DB, PracticeAreaTable, ProvinceTable } from '../schema.ts';
+import type { CityTable, PracticeAreaTable, ProvinceTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export async function getDirectoryVersion(db: Executor): Promise<number> {

@@ -1,5 +1,5 @@
 /** Weekly hours, date exceptions and occupied slots: the inputs of slot generation. */
-import type { DateExceptionTable, DB, SlotHoldTable, WeeklyHoursTable } from '../schema.ts';
+import type { DateExceptionTable, SlotHoldTable, WeeklyHoursTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export function listWeeklyHours(db: Executor, lawyerIds: string[]): Promise<WeeklyHoursTable[]> {
