@@ -42,6 +42,8 @@ export interface Measurement {
   serverRssMaxMb: number;
   serverPeakRssMb: number;
   statusCodes: Record<string, number>;
+  /** The measured window on the monotonic clock (µs), which V8 CPU profiles also use. */
+  windowUs: [number, number];
 }
 
 /** Bounds the latency record: at most this many samples are kept (far above any 2-core run). */
@@ -91,6 +93,7 @@ export async function measure(target: Target, paths: readonly string[], options:
     }
   };
   const sampler = setInterval(sampleRss, 200);
+  const windowStartUs = Number(process.hrtime.bigint() / 1000n);
   const cpuBefore = cpuMs(target.pid);
   const clientBefore = process.cpuUsage();
   let result: Result;
@@ -107,6 +110,7 @@ export async function measure(target: Target, paths: readonly string[], options:
   }
   const client = process.cpuUsage(clientBefore);
   const serverCpuMs = cpuMs(target.pid) - cpuBefore;
+  const windowEndUs = Number(process.hrtime.bigint() / 1000n);
   sampleRss();
   const mem = memory(target.pid);
 
@@ -132,5 +136,6 @@ export async function measure(target: Target, paths: readonly string[], options:
     serverRssMaxMb: rssMax,
     serverPeakRssMb: mem.peakRssMb,
     statusCodes,
+    windowUs: [windowStartUs, windowEndUs],
   };
 }

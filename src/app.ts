@@ -33,6 +33,8 @@ export interface AppDeps {
 
 export interface App {
   fastify: FastifyInstance;
+  /** Every registered route (method + full URL pattern), for docs and conformance tests. */
+  routes: ReadonlyArray<{ method: string; url: string; hidden: boolean }>;
   services: { directory: DirectoryService; directoryCache: DirectoryCache };
 }
 
@@ -104,6 +106,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
+  const routes: Array<{ method: string; url: string; hidden: boolean }> = [];
+  fastify.addHook('onRoute', (route) => {
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method, url: route.url, hidden });
+  });
+
   registerProblemHandlers(fastify, config.siteUrl);
   registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
 
@@ -153,5 +161,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     staticCSP: false,
   });
 
-  return { fastify, services: { directory, directoryCache } };
+  return { fastify, routes, services: { directory, directoryCache } };
 }

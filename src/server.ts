@@ -16,11 +16,19 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
+export interface StartOptions {
+  clock?: Clock;
+  /** Runs after the app is built and before it listens (tests add routes here). */
+  beforeListen?: (app: App) => void | Promise<void>;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
   const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
   try {
     await migrateToLatest(database);
     const app = await buildApp({ config, database, clock });
+    await options.beforeListen?.(app);
     const address = await app.fastify.listen({ port: config.port, host: config.host });
     let stopping: Promise<void> | undefined;
     const stop = () => {

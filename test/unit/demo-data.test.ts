@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { LawyerRecordSchema, type LawyerRecord } from '../src/domain/directory/lawyer-record.ts';
-import { LANGUAGES, languageByCode, normalizeKey, resolveLanguage } from '../src/domain/directory/languages.ts';
-import { createRng, generateLawyers } from '../src/domain/demo/generator.ts';
+import { LawyerRecordSchema, type LawyerRecord } from '../../src/domain/directory/lawyer-record.ts';
+import { LANGUAGES, languageByCode, normalizeKey, resolveLanguage } from '../../src/domain/directory/languages.ts';
+import { createRng, generateLawyers } from '../../src/domain/demo/generator.ts';
 import {
   ADVERSARIAL_BIO_SNIPPETS,
   BACKGROUNDS,
@@ -12,9 +12,9 @@ import {
   NEGATIVE_COMMENTS,
   POSITIVE_COMMENTS,
   genderize,
-} from '../src/domain/demo/names.ts';
-import { PRACTICE_AREAS } from '../src/domain/demo/practice-areas.ts';
-import { CITIES, PROVINCES, toSlug } from '../src/domain/demo/spain.ts';
+} from '../../src/domain/demo/names.ts';
+import { PRACTICE_AREAS } from '../../src/domain/demo/practice-areas.ts';
+import { CITIES, PROVINCES, toSlug } from '../../src/domain/demo/spain.ts';
 
 // ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the
 // module object for the type checker, while at runtime it is the function itself. Accept both.

@@ -1,0 +1,441 @@
+/**
+ * The real `consulta` command, spawned as operators run it (`node bin/consulta.js …`): output
+ * (human and --json), exit codes (0 ok, 1 failure, 2 usage), and `start` serving until SIGTERM.
+ * SQLite throughout; one PostgreSQL round trip when TEST_DATABASE_URL is set.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { lawyerRecord } from './support/factories.ts';
+
+const BIN = fileURLToPath(new URL('../bin/consulta.js', import.meta.url));
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const RUN_TIMEOUT_MS = 30_000;
+
+/** Configuration variables a developer's shell might carry; the tests set what they need. */
+const CONFIG_VARS = [
+  'PORT', 'HOST', 'DATABASE_URL', 'SITE_URL', 'BASE_URL', 'MCP_URL', 'LOG_LEVEL', 'TRUST_PROXY', 'FENCE_SECRET',
+  'MIN_LEAD_TIME_MINUTES', 'BODY_LIMIT_BYTES', 'SHUTDOWN_TIMEOUT_MS', 'DB_POOL_SIZE', 'DEMO_LAWYERS', 'NODE_ENV',
+];
+const BASE_ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_VARS.includes(k)));
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const children = new Set<ChildProcess>();
+
+function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env: { ...BASE_ENV, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Runs the CLI to completion (killed after RUN_TIMEOUT_MS). */
+function run(args: string[], env: Record<string, string>): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnCli(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`consulta ${args.join(' ')} did not finish within ${RUN_TIMEOUT_MS} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, RUN_TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The one JSON document a --json command printed on stdout. */
+function parseJson(r: RunResult): Record<string, unknown> {
+  const text = r.stdout.trim();
+  assert.ok(text.startsWith('{') && !text.includes('\n'), `expected one JSON line on stdout, got: ${r.stdout}\nstderr: ${r.stderr}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+let tmpDir: string;
+let dbCounter = 0;
+
+/** A fresh SQLite database location (not created yet). */
+function freshDb(): { file: string; env: Record<string, string> } {
+  const file = path.join(tmpDir, `cli-${++dbCounter}.db`);
+  return { file, env: { DATABASE_URL: `sqlite:${file}` } };
+}
+
+function withSqlite<T>(file: string, fn: (db: SQLite.Database) => T): T {
+  const db = new SQLite(file, { readonly: true, fileMustExist: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+const lawyerCount = (file: string) => withSqlite(file, (db) => (db.prepare('select count(*) as n from lawyers').get() as { n: number }).n);
+
+function writeJsonl(name: string, lines: string[]): string {
+  const file = path.join(tmpDir, name);
+  fs.writeFileSync(file, `${lines.join('\n')}\n`, 'utf8');
+  return file;
+}
+
+before(() => {
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-cli-'));
+});
+
+after(() => {
+  for (const child of children) child.kill('SIGKILL');
+  fs.rmSync(tmpDir, { recursive: true, force: true });
+});
+
+describe('consulta migrate', () => {
+  it('applies 0001-directory the first time and nothing the second', async () => {
+    const { env } = freshDb();
+    const first = await run(['migrate', '--json'], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(parseJson(first), { applied: ['0001-directory'] });
+    const second = await run(['migrate', '--json'], env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(parseJson(second), { applied: [] });
+    const human = await run(['migrate'], env);
+    assert.equal(human.code, 0, human.stderr);
+    assert.equal(human.stdout.trim(), 'schema is up to date');
+  });
+});
+
+describe('consulta seed', () => {
+  const SEED_ARGS = ['seed', '--lawyers', '40', '--seed', '5', '--reference-date', '2026-11-23', '--json'];
+  const rowsOf = (file: string) =>
+    withSqlite(file, (db) => db.prepare('select id, name, city_slug, consultation_fee_cents from lawyers order by id').all());
+
+  it('seeds the requested number of lawyers and reports it as JSON', async () => {
+    const { file, env } = freshDb();
+    const r = await run(SEED_ARGS, env);
+    assert.equal(r.code, 0, r.stderr);
+    const body = parseJson(r);
+    assert.deepEqual(Object.keys(body).sort(), ['lawyers', 'reference_date', 'seconds', 'seed']);
+    assert.equal(body.lawyers, 40);
+    assert.equal(body.seed, 5);
+    assert.equal(body.reference_date, '2026-11-23');
+    assert.equal(typeof body.seconds, 'number');
+    assert.ok((body.seconds as number) >= 0);
+    assert.equal(lawyerCount(file), 40);
+
+    const again = await run(SEED_ARGS, env);
+    assert.equal(again.code, 1, 'seeding the same seed twice must fail');
+    assert.equal(again.stdout, '');
+    assert.match(again.stderr, /already holds lawyers generated with seed 5/);
+    assert.equal(lawyerCount(file), 40, 'the failed seed adds nothing');
+  });
+
+  it('is deterministic for a seed and reference date; another seed differs', async () => {
+    const a = freshDb();
+    const b = freshDb();
+    const c = freshDb();
+    const results = await Promise.all([
+      run(SEED_ARGS, a.env),
+      run(SEED_ARGS, b.env),
+      run(['seed', '--lawyers', '40', '--seed', '6', '--reference-date', '2026-11-23', '--json'], c.env),
+    ]);
+    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    const rowsA = rowsOf(a.file);
+    assert.equal(rowsA.length, 40);
+    assert.deepEqual(rowsOf(b.file), rowsA);
+    const rowsC = rowsOf(c.file);
+    assert.equal(rowsC.length, 40);
+    assert.notDeepEqual(rowsC, rowsA);
+  });
+
+  it('prints a human summary without --json', async () => {
+    const { env } = freshDb();
+    const r = await run(['seed', '--lawyers', '12', '--seed', '9', '--reference-date', '2026-11-23'], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^seeded 12 demo lawyers \(seed 9\) in \d+\.\d s$/m);
+  });
+});
+
+describe('consulta import', () => {
+  it('imports a good file and prints {imported: N}', async () => {
+    const { file: dbFile, env } = freshDb();
+    const ids = [randomUUID(), randomUUID()];
+    const input = writeJsonl('good.jsonl', [
+      JSON.stringify(lawyerRecord({ id: ids[0], name: 'CLI One' })),
+      '',
+      JSON.stringify(lawyerRecord({ id: ids[1], name: 'CLI Two', city: 'barcelona' })),
+      JSON.stringify({ ...lawyerRecord({ name: 'CLI Three' }), id: undefined }),
+    ]);
+    const r = await run(['import', input, '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(parseJson(r), { imported: 3 });
+    const names = withSqlite(dbFile, (db) => db.prepare('select id, name from lawyers order by name').all() as Array<{ id: string; name: string }>);
+    assert.deepEqual(names.map((n) => n.name), ['CLI One', 'CLI Three', 'CLI Two']);
+    assert.equal(names.find((n) => n.name === 'CLI One')!.id, ids[0]);
+
+    // Importing the same file again: every id now exists, nothing is written.
+    const again = await run(['import', input], env);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /line 1 \/id: a lawyer with id .* already exists/);
+    assert.equal(lawyerCount(dbFile), 3);
+  });
+
+  it('prints a human confirmation without --json', async () => {
+    const { env } = freshDb();
+    const input = writeJsonl('good-human.jsonl', [JSON.stringify(lawyerRecord())]);
+    const r = await run(['import', input], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `imported 1 lawyers from ${input}`);
+  });
+
+  describe('a bad file', () => {
+    let input: string;
+    let goodId: string;
+    before(() => {
+      goodId = randomUUID();
+      input = writeJsonl('bad.jsonl', [
+        JSON.stringify(lawyerRecord({ id: goodId, name: 'Good Before' })),
+        JSON.stringify(lawyerRecord({ consultation_fee_cents: -5 })),
+        '{"name": "truncated',
+        '',
+        JSON.stringify(lawyerRecord({ city: 'atlantis' })),
+      ]);
+    });
+
+    it('exits 1 with problems and issues as JSON, and imports nothing', async () => {
+      const { file: dbFile, env } = freshDb();
+      const r = await run(['import', input, '--json'], env);
+      assert.equal(r.code, 1, r.stderr);
+      const body = parseJson(r);
+      assert.equal(body.imported, 0);
+      assert.equal(body.problems, 3);
+      const issues = body.issues as Array<{ line: number; pointer: string; detail: string }>;
+      assert.deepEqual(issues.map((i) => [i.line, i.pointer]), [[2, '/consultation_fee_cents'], [3, ''], [5, '/city']]);
+      assert.equal(issues[0]!.detail, 'must be at least 0');
+      assert.match(issues[1]!.detail, /not valid JSON/);
+      assert.match(issues[2]!.detail, /unknown city slug "atlantis"/);
+      assert.equal(lawyerCount(dbFile), 0);
+    });
+
+    it('lists "line N /pointer: detail" on stderr in human mode', async () => {
+      const { file: dbFile, env } = freshDb();
+      const r = await run(['import', input], env);
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, '');
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.equal(lines[0], `${input}: import rejected: 3 problems; nothing was imported`);
+      assert.equal(lines[1], '  line 2 /consultation_fee_cents: must be at least 0');
+      assert.match(lines[2]!, /^ {2}line 3: not valid JSON/);
+      assert.equal(lines[3], '  line 5 /city: unknown city slug "atlantis"');
+      assert.equal(lawyerCount(dbFile), 0);
+    });
+  });
+
+  it('says how many more problems there are beyond the first 100', async () => {
+    const { env } = freshDb();
+    const input = writeJsonl('many.jsonl', Array.from({ length: 105 }, () => 'nope'));
+    const r = await run(['import', input], env);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /105 problems; nothing was imported/);
+    assert.match(r.stderr, /line 100: not valid JSON/);
+    assert.doesNotMatch(r.stderr, /line 101:/);
+    assert.match(r.stderr, /… and 5 more/);
+  });
+});
+
+describe('usage errors exit 2', { concurrency: true }, () => {
+  const cases: Array<{ args: string[]; stderr: RegExp }> = [
+    { args: ['frobnicate'], stderr: /unknown command "frobnicate"/ },
+    { args: ['migrate', '--frob'], stderr: /--frob/ },
+    { args: ['seed', '--lawyers', 'abc'], stderr: /--lawyers expects a whole number/ },
+    { args: ['seed', '--lawyers', '0'], stderr: /--lawyers must be between 1 and/ },
+    { args: ['seed', '--lawyers', '5', '--seed', '-1'], stderr: /--seed/ },
+    { args: ['seed', '--lawyers', '5', '--reference-date', '23/11/2026'], stderr: /--reference-date expects YYYY-MM-DD/ },
+    { args: ['import'], stderr: /import needs a FILE/ },
+    { args: ['import', '/no/such/file.jsonl'], stderr: /no such file: \/no\/such\/file\.jsonl/ },
+  ];
+  for (const c of cases) {
+    it(`consulta ${c.args.join(' ')}`, async () => {
+      const { file, env } = freshDb();
+      const r = await run(c.args, env);
+      assert.equal(r.code, 2, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      assert.match(r.stderr, /^consulta: /);
+      assert.match(r.stderr, c.stderr);
+      if (fs.existsSync(file)) assert.equal(lawyerCount(file), 0);
+    });
+  }
+
+  it('no command prints the help and exits 2; --help exits 0', async () => {
+    const { env } = freshDb();
+    const [bare, help] = await Promise.all([run([], env), run(['--help'], env)]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stdout, /Usage: consulta <command>/);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /import FILE/);
+  });
+});
+
+describe('configuration errors exit 1 naming the variable', { concurrency: true }, () => {
+  const cases: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['LOG_LEVEL', 'loud'],
+  ];
+  for (const [name, value] of cases) {
+    it(`${name}=${value}`, async () => {
+      const { env } = freshDb();
+      const r = await run(['migrate', '--json'], { ...env, [name]: value });
+      assert.equal(r.code, 1, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, new RegExp(`^consulta: configuration error: ${name}: `));
+    });
+  }
+});
+
+describe('consulta start', () => {
+  /** Starts the server and resolves with its URL once it logs "consulta listening". */
+  function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+    const child = spawnCli(['start'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return new Promise((resolve, reject) => {
+      let buffered = '';
+      let stderr = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`consulta start did not log "consulta listening" within 30 s\nstdout: ${buffered}\nstderr: ${stderr}`));
+      }, 30_000);
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        buffered += d;
+        for (const text of buffered.split('\n')) {
+          if (!text.startsWith('{')) continue;
+          let entry: { msg?: string; url?: string };
+          try {
+            entry = JSON.parse(text) as { msg?: string; url?: string };
+          } catch {
+            continue; // a partial line; wait for the rest
+          }
+          if (entry.msg === 'consulta listening' && entry.url) {
+            clearTimeout(timer);
+            resolve({ child, url: entry.url, exited });
+            return;
+          }
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`consulta start exited with ${code} before listening\nstdout: ${buffered}\nstderr: ${stderr}`));
+      });
+    });
+  }
+
+  /** Sends SIGTERM and resolves with the exit code, failing after `ms`. */
+  async function stop(server: { child: ChildProcess; exited: Promise<number | null> }, ms = 10_000): Promise<number | null> {
+    server.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no exit within ${ms} ms of SIGTERM`)), ms);
+    });
+    try {
+      return await Promise.race([server.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  it('seeds an empty database, serves, and exits 0 on SIGTERM; a second start does not seed again', async () => {
+    const { file, env } = freshDb();
+    const server = await startServer({ ...env, DEMO_LAWYERS: '25' });
+    try {
+      assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const ready = await fetch(`${server.url}/readyz`, { signal: AbortSignal.timeout(5000) });
+      assert.equal(ready.status, 200);
+      const search = await fetch(`${server.url}/api/v1/lawyers/search`, { signal: AbortSignal.timeout(5000) });
+      assert.equal(search.status, 200);
+      const body = (await search.json()) as { total: number; lawyers: unknown[] };
+      assert.ok(body.total > 0 && body.total <= 25, `total ${body.total}`);
+      assert.ok(body.lawyers.length > 0);
+    } finally {
+      assert.equal(await stop(server), 0);
+    }
+    assert.equal(lawyerCount(file), 25);
+
+    const again = await startServer({ ...env, DEMO_LAWYERS: '25' });
+    assert.equal(await stop(again), 0);
+    assert.equal(lawyerCount(file), 25, 'a non-empty database is not seeded again');
+  });
+});
+
+describe('consulta on PostgreSQL', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+  const adminUrl = process.env.TEST_DATABASE_URL ?? '';
+  const name = `consulta_cli_${process.pid}_${randomBytes(4).toString('hex')}`;
+  let env: Record<string, string>;
+  let created = false;
+
+  const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  };
+
+  before(async () => {
+    await admin((c) => c.query(`create database ${name}`));
+    created = true;
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    env = { DATABASE_URL: url.toString() };
+  });
+
+  after(async () => {
+    if (created) await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+  });
+
+  it('migrates (then finds nothing to do) and seeds 30 lawyers', async () => {
+    const first = await run(['migrate', '--json'], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(parseJson(first), { applied: ['0001-directory'] });
+    const second = await run(['migrate', '--json'], env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(parseJson(second), { applied: [] });
+
+    const seeded = await run(['seed', '--lawyers', '30', '--json'], env);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const body = parseJson(seeded);
+    assert.equal(body.lawyers, 30);
+    assert.equal(body.seed, 1);
+    assert.match(String(body.reference_date), /^\d{4}-\d{2}-\d{2}$/);
+
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string }>('select count(*) as n from lawyers');
+      assert.equal(Number(rows[0]!.n), 30);
+    } finally {
+      await client.end();
+    }
+  });
+});
