@@ -27,6 +27,17 @@ export interface Config {
   /** How many demo lawyers `consulta start` seeds into an empty database. */
   readonly demoLawyers: number;
   readonly nodeEnv: string;
+  /** Rate-limit counters live in Redis when set (required for several processes), else in memory. */
+  readonly redisUrl: string | null;
+  /** SMTP server for notifications (`smtp://user:pass@host:port`); the log when unset. */
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  /** How long a process may reuse a looked-up API key before reading it again. */
+  readonly keyCacheTtlMs: number;
+  readonly requestLogRetentionDays: number;
+  readonly requestLogFlushMs: number;
+  /** Failed key attempts allowed per client address per minute before 429. */
+  readonly maxFailedAuthPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -62,6 +73,19 @@ function url(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function optionalUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  return raw;
 }
 
 function trustProxy(raw: string | undefined): Config['trustProxy'] {
@@ -107,6 +131,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10, 1, 200),
     demoLawyers: int(env, 'DEMO_LAWYERS', 300, 0, 1_000_000),
     nodeEnv: (env.NODE_ENV ?? 'development').trim(),
+    redisUrl: optionalUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: optionalUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: (env.MAIL_FROM ?? '').trim() || 'Consulta <no-reply@consulta.invalid>',
+    keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 1000, 0, 60_000),
+    requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
+    requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),
+    maxFailedAuthPerMinute: int(env, 'MAX_FAILED_AUTH_PER_MINUTE', 20, 1, 100_000),
     ...overrides,
   };
   return Object.freeze(config);

@@ -175,7 +175,7 @@ for (const target of databaseTargets()) {
         assert.equal(byName.get('Imported Canary')!.id, canaryId);
         const generated = byName.get('Imported Generated Id')!.id;
         assert.match(generated, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-        assert.ok(![givenId, canaryId, hiddenId].includes(generated));
+        assert.ok(!([givenId, canaryId, hiddenId] as string[]).includes(generated));
         // The zone comes from the city's province.
         assert.equal(byName.get('Imported Given Id')!.timezone, 'Europe/Madrid');
         assert.equal(byName.get('Imported Canary')!.timezone, 'Atlantic/Canary');

@@ -111,6 +111,34 @@ export interface DirectoryStateTable {
   updated_at: string;
 }
 
+export interface RequestLogTable {
+  request_id: string;
+  at: string;
+  key_id: string | null;
+  /** `user` or `firm` for keyed requests, null when anonymous. */
+  owner_type: string | null;
+  owner_id: string | null;
+  test: number;
+  method: string;
+  /** The route pattern (`/api/v1/lawyers/:lawyerId`), or the path for unknown routes. */
+  route: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  client_ip: string;
+  error_code: string | null;
+}
+
+export interface UsageDailyTable {
+  key_id: string;
+  day: string;
+  requests: number;
+  errors: number;
+  rate_limited: number;
+}
+
+// -- access tables (0002-accounts) --
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -124,4 +152,7 @@ export interface DB {
   reviews: ReviewTable;
   slot_holds: SlotHoldTable;
   directory_state: DirectoryStateTable;
+  request_log: RequestLogTable;
+  usage_daily: UsageDailyTable;
+  // -- access tables (0002-accounts) --
 }

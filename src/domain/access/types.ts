@@ -1,0 +1,51 @@
+/**
+ * Shared vocabulary of the access layer: API keys, scopes, tiers, owners, suspensions.
+ * Keys, firms, rate limits and the HTTP auth plugin all speak these types.
+ */
+
+export const SCOPES = ['lawyers:read', 'availability:read', 'reviews:read', 'reference:read', 'bookings:initiate', 'bookings:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const TIERS = ['free', 'partner', 'internal'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export type KeyMode = 'live' | 'test';
+
+export const FIRM_ROLES = ['owner', 'admin', 'member'] as const;
+export type FirmRole = (typeof FIRM_ROLES)[number];
+
+/** Permissions a firm `member` can be granted; owners and admins hold them all by role. */
+export const FIRM_PERMISSIONS = ['keys:manage', 'webhooks:manage', 'usage:read'] as const;
+export type FirmPermission = (typeof FIRM_PERMISSIONS)[number];
+
+export type SuspendedBy = 'firm' | 'operator';
+
+export interface Suspension {
+  by: SuspendedBy;
+  reason: string;
+  at: string;
+}
+
+export type KeyOwner = { type: 'user'; userId: string; email: string } | { type: 'firm'; firmId: string; slug: string };
+
+/** An API key as the access layer sees it (never the secret). */
+export interface ApiKeyRecord {
+  id: string;
+  /** The first characters of the key, safe to display (`svc_test_4Fh2`). */
+  prefix: string;
+  name: string | null;
+  mode: KeyMode;
+  tier: Tier;
+  scopes: Scope[];
+  owner: KeyOwner;
+  createdByUserId: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  suspension: Suspension | null;
+  /** IPv4/IPv6 addresses and CIDR ranges; null means any address. */
+  allowedIps: string[] | null;
+  createdAt: string;
+}
+
+/** Who performs a management action: the operator (CLI, support) or a signed-in user. */
+export type Actor = { type: 'operator' } | { type: 'user'; userId: string };
