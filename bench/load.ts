@@ -6,7 +6,8 @@
  */
 import autocannon from 'autocannon';
 import type { Options, Result } from 'autocannon';
-import { cpuMs, memory } from './proc.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cpuMs, memory, ownCpuMs, systemCpu } from './proc.ts';
 
 export interface LoadOptions {
   connections: number;
@@ -39,6 +40,13 @@ export interface Measurement {
   serverCores: number;
   /** CPU used by the bench process itself (the load generator) per request, ms. */
   clientCpuMsPerReq: number;
+  /**
+   * Cores used by processes other than the server and the load generator while measured: the
+   * machine is shared, and on two cores anything else running skews the figures.
+   */
+  otherCores: number;
+  /** Cores the hypervisor withheld (steal time) while measured. */
+  stealCores: number;
   serverRssMaxMb: number;
   serverPeakRssMb: number;
   statusCodes: Record<string, number>;
@@ -96,6 +104,7 @@ export async function measure(target: Target, paths: readonly string[], options:
   const windowStartUs = Number(process.hrtime.bigint() / 1000n);
   const cpuBefore = cpuMs(target.pid);
   const clientBefore = process.cpuUsage();
+  const systemBefore = systemCpu();
   let result: Result;
   try {
     result = await fire(target, paths, options.connections, options.duration, (ms, status) => {
@@ -110,7 +119,10 @@ export async function measure(target: Target, paths: readonly string[], options:
   }
   const client = process.cpuUsage(clientBefore);
   const serverCpuMs = cpuMs(target.pid) - cpuBefore;
+  const systemAfter = systemCpu();
   const windowEndUs = Number(process.hrtime.bigint() / 1000n);
+  const wallMs = (windowEndUs - windowStartUs) / 1000;
+  const clientMs = (client.user + client.system) / 1000;
   sampleRss();
   const mem = memory(target.pid);
 
@@ -132,10 +144,32 @@ export async function measure(target: Target, paths: readonly string[], options:
     serverCpuMs,
     serverCpuMsPerReq: requests ? serverCpuMs / requests : Number.NaN,
     serverCores: serverCpuMs / (seconds * 1000),
-    clientCpuMsPerReq: requests ? (client.user + client.system) / 1000 / requests : Number.NaN,
+    clientCpuMsPerReq: requests ? clientMs / requests : Number.NaN,
+    otherCores: Math.max(0, systemAfter.busyMs - systemBefore.busyMs - serverCpuMs - clientMs) / wallMs,
+    stealCores: (systemAfter.stealMs - systemBefore.stealMs) / wallMs,
     serverRssMaxMb: rssMax,
     serverPeakRssMb: mem.peakRssMb,
     statusCodes,
     windowUs: [windowStartUs, windowEndUs],
   };
+}
+
+/**
+ * Waits, at most `maxWaitMs`, until processes other than the bench and `pids` use less than
+ * `thresholdCores` over a one-second sample; returns the last sample's load (cores).
+ */
+export async function waitForQuiet(pids: readonly number[], maxWaitMs: number, thresholdCores: number, onWait?: (cores: number) => void): Promise<number> {
+  const deadline = Date.now() + maxWaitMs;
+  let announced = false;
+  for (;;) {
+    const ours = () => ownCpuMs() + pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    const sys0 = systemCpu().busyMs;
+    const ours0 = ours();
+    const t0 = performance.now();
+    await sleep(1000);
+    const other = Math.max(0, systemCpu().busyMs - sys0 - (ours() - ours0)) / (performance.now() - t0);
+    if (other < thresholdCores || Date.now() >= deadline) return other;
+    if (!announced && onWait) onWait(other);
+    announced = true;
+  }
 }

@@ -54,3 +54,23 @@ export function cpuModel(): string {
     return 'unknown';
   }
 }
+
+export interface SystemCpu {
+  /** CPU time all processes spent busy (user, nice, system, irq, softirq), ms summed over cores. */
+  busyMs: number;
+  /** Time the hypervisor ran something else while this VM wanted the CPU, ms. */
+  stealMs: number;
+}
+
+export function systemCpu(): SystemCpu {
+  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  const toMs = (ticks: number) => (ticks * 1000) / clockTicksPerSecond();
+  return { busyMs: toMs(user + nice + system + irq + softirq), stealMs: toMs(steal) };
+}
+
+/** CPU time of this process (the load generator), ms. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

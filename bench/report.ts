@@ -15,7 +15,7 @@ export interface ScenarioResult {
 export interface ScaleRow {
   name: string;
   /** p50 (ms) and req/s per directory size. */
-  bySize: Record<string, { p50Ms: number; p99Ms: number; rps: number }>;
+  bySize: Record<string, { p50Ms: number; p99Ms: number; rps: number; cpuMsPerReq: number; otherCores: number }>;
   ratio: number;
   pass: boolean;
 }
@@ -43,7 +43,10 @@ export function table(header: string[], rows: string[][], alignRight: boolean[])
 }
 
 export function scenarioTable(results: ScenarioResult[]): string {
-  const header = ['Scenario', 'App req/s', 'Raw req/s', 'App ÷ raw', 'Target', '', 'App p50 ms', 'App p99 ms', 'Raw p50 ms', 'Raw p99 ms', 'App CPU ms/req', 'Raw CPU ms/req'];
+  const header = [
+    'Scenario', 'App req/s', 'Raw req/s', 'App ÷ raw', 'Target', '',
+    'App p50 ms', 'App p99 ms', 'Raw p50 ms', 'Raw p99 ms', 'App CPU ms/req', 'Raw CPU ms/req', 'CPU app ÷ raw', 'Other load',
+  ];
   const rows = results.map((r) => [
     r.name,
     int(r.app.rps),
@@ -57,8 +60,10 @@ export function scenarioTable(results: ScenarioResult[]): string {
     fixed(r.baseline.p99Ms, 2),
     fixed(r.app.serverCpuMsPerReq, 3),
     fixed(r.baseline.serverCpuMsPerReq, 3),
+    `${fixed(r.app.serverCpuMsPerReq / r.baseline.serverCpuMsPerReq, 1)} ×`,
+    fixed(Math.max(r.app.otherCores, r.baseline.otherCores), 2),
   ]);
-  return table(header, rows, [false, true, true, true, true, false, true, true, true, true, true, true]);
+  return table(header, rows, [false, true, true, true, true, false, true, true, true, true, true, true, true, true]);
 }
 
 export function scaleTable(rows: ScaleRow[], sizes: number[], target: number): string {
@@ -73,6 +78,8 @@ export function scaleTable(rows: ScaleRow[], sizes: number[], target: number): s
     '',
     ...sizes.map((s) => `req/s @${sizeLabel(s)}`),
     `p99 ms @${sizeLabel(large)}`,
+    ...sizes.map((s) => `CPU ms/req @${sizeLabel(s)}`),
+    'Other load',
   ];
   const body = rows.map((r) => [
     r.name,
@@ -82,8 +89,10 @@ export function scaleTable(rows: ScaleRow[], sizes: number[], target: number): s
     mark(r.pass),
     ...sizes.map((s) => int(r.bySize[s]?.rps ?? Number.NaN)),
     fixed(r.bySize[large]?.p99Ms ?? Number.NaN, 2),
+    ...sizes.map((s) => fixed(r.bySize[s]?.cpuMsPerReq ?? Number.NaN, 3)),
+    fixed(Math.max(...sizes.map((s) => r.bySize[s]?.otherCores ?? 0)), 2),
   ]);
-  return table(header, body, [false, ...sizes.map(() => true), true, true, false, ...sizes.map(() => true), true]);
+  return table(header, body, [false, ...sizes.map(() => true), true, true, false, ...sizes.map(() => true), true, ...sizes.map(() => true), true]);
 }
 
 export function memoryTable(rows: MemoryRow[]): string {

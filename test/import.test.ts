@@ -299,6 +299,21 @@ for (const target of databaseTargets()) {
         assert.deepEqual(rows.map((r) => r.name), lines.map((_, i) => `Batch ${i}`));
       });
 
+      it('accepts a file that starts with a UTF-8 byte-order mark', async () => {
+        const id = randomUUID();
+        const result = await importLines([`\uFEFF${line({ id, name: 'Spreadsheet Export', city: 'soria' })}`]);
+        assert.equal(result.imported, 1);
+        const row = await ctx.database.db.selectFrom('lawyers').select('id').where('id', '=', id).executeTakeFirst();
+        assert.ok(row);
+      });
+
+      it('stores ids in canonical lower case', async () => {
+        const id = randomUUID();
+        await importLines([line({ id: id.toUpperCase(), name: 'Upper Case Id', city: 'soria' })]);
+        const row = await ctx.database.db.selectFrom('lawyers').select('id').where('id', '=', id).executeTakeFirst();
+        assert.ok(row, 'found under the lower-case id');
+      });
+
       it('skips blank lines and reads CRLF files', async () => {
         const file = writeFile(['', line({ name: 'After Blank One', city: 'alcaniz' }), '   ', '\t', line({ name: 'After Blank Two', city: 'alcaniz' }), ''], '\r\n');
         const result = await importLawyers(ctx.database, openLines(file), { now: NOW });
@@ -402,7 +417,7 @@ for (const target of databaseTargets()) {
           detail: /YYYY-MM-DD/,
         },
         { name: 'a review rating of 6', bad: () => line({ reviews: [{ rating: 6 }] }), pointer: '/reviews/0/rating', detail: /must be at most 5/ },
-        { name: 'a JSON array instead of an object', bad: () => '[1, 2]', pointer: '/', detail: /must be object/ },
+        { name: 'a JSON array instead of an object', bad: () => '[1, 2]', pointer: '', detail: /must be object/ },
         { name: 'a line that is not JSON', bad: () => '{"name": "Broken",', pointer: '', detail: /not valid JSON/ },
       ];
 
@@ -449,6 +464,25 @@ for (const target of databaseTargets()) {
         assert.match(err.issues[0]!.detail, new RegExp(existing));
         const row = await ctx.database.db.selectFrom('lawyers').select('name').where('id', '=', existing).executeTakeFirstOrThrow();
         assert.equal(row.name, 'Pre-existing Lawyer');
+      });
+
+      it('treats ids case-insensitively: the same UUID in upper case is a duplicate', async () => {
+        const id = randomUUID();
+        const err = await rejected([line({ id, name: 'Lower' }), line({ id: id.toUpperCase(), name: 'Upper' })]);
+        assert.deepEqual(err.issues, [{ line: 2, pointer: '/id', detail: 'duplicate of the id on line 1' }]);
+      });
+
+      it('rejects overlapping custom hours on one date (they would yield overlapping slots)', async () => {
+        const err = await rejected([
+          line({
+            name: 'Overlapping Exceptions',
+            date_exceptions: [
+              { date: '2026-12-01', start_time: '10:00:00', end_time: '12:00:00', slot_minutes: 60 },
+              { date: '2026-12-01', start_time: '10:00:00', end_time: '11:00:00', slot_minutes: 30 },
+            ],
+          }),
+        ]);
+        assertIssue(err, { line: 1, pointer: '/date_exceptions/1', detail: /overlaps date_exceptions\/0 on 2026-12-01/ });
       });
 
       it('rejects an id imported by an earlier file', async () => {

@@ -59,7 +59,10 @@ async function seed(config: Config, database: Database, flags: Flags, json: bool
   const seedValue = intFlag(flags, 'seed', 1, 0, 2 ** 31 - 1);
   const now = new Date();
   const referenceDate = typeof flags['reference-date'] === 'string' ? flags['reference-date'] : dateInZone(now.getTime(), 'Europe/Madrid');
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(referenceDate)) throw new UsageError('--reference-date expects YYYY-MM-DD');
+  const parsed = Date.parse(`${referenceDate}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(referenceDate) || Number.isNaN(parsed) || new Date(parsed).toISOString().slice(0, 10) !== referenceDate) {
+    throw new UsageError('--reference-date expects a real calendar date, YYYY-MM-DD');
+  }
   const started = Date.now();
   const result = await seedDemoDirectory(database, {
     lawyers,

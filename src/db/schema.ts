@@ -139,6 +139,72 @@ export interface UsageDailyTable {
 
 // -- access tables (0002-accounts) --
 
+export interface UserTable {
+  id: string;
+  /** Stored lower-cased (a CHECK enforces it): one account per address whatever the casing. */
+  email: string;
+  name: string | null;
+  created_at: string;
+}
+
+export interface FirmTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: string;
+}
+
+export interface FirmMembershipTable {
+  firm_id: string;
+  user_id: string;
+  /** `owner`, `admin` or `member`. */
+  role: string;
+  /** JSON array of granted permissions (`["keys:manage"]`); used for `member`s only. */
+  permissions: string;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  /** SHA-256 hex of the full key; the key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, safe to display. */
+  prefix: string;
+  name: string | null;
+  /** `live` or `test`. */
+  mode: string;
+  tier: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  /** Exactly one of owner_user_id / owner_firm_id is set (CHECK). */
+  owner_user_id: string | null;
+  owner_firm_id: string | null;
+  created_by_user_id: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  /** `firm` or `operator`; null when not suspended. */
+  suspended_by: string | null;
+  suspension_reason: string | null;
+  suspended_at: string | null;
+  /** JSON array of normalised addresses/CIDRs; null means any address. */
+  allowed_ips: string | null;
+  created_at: string;
+}
+
+export interface NotificationTable {
+  id: string;
+  user_id: string;
+  firm_id: string | null;
+  kind: string;
+  subject: string;
+  body: string;
+  /** JSON object with the machine-readable details. */
+  data: string;
+  created_at: string;
+  /** Null until the email was accepted by the mail server (a failed send leaves it null). */
+  emailed_at: string | null;
+}
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -155,4 +221,9 @@ export interface DB {
   request_log: RequestLogTable;
   usage_daily: UsageDailyTable;
   // -- access tables (0002-accounts) --
+  users: UserTable;
+  firms: FirmTable;
+  firm_memberships: FirmMembershipTable;
+  api_keys: ApiKeyTable;
+  notifications: NotificationTable;
 }

@@ -43,6 +43,24 @@ export const ERROR_CODES = {
     description: 'The API key does not carry the scope this endpoint requires.',
     resolution: 'Use a key created with the scope named in `detail`.',
   },
+  api_key_suspended: {
+    status: 403,
+    title: 'API key suspended',
+    description: 'The API key is valid but paused. A suspension set by the firm that owns the key can be lifted by the firm; one set by the service operator can be lifted only by the operator. The key is not deleted and keeps its settings.',
+    resolution: 'Ask the key owner (the firm owners or administrators) or Consulta support, as `detail` says, to lift the suspension; or use another key. Retrying unchanged does not help.',
+  },
+  ip_not_allowed: {
+    status: 403,
+    title: 'Address not allowed',
+    description: 'The API key carries an IP allow-list and the address the request came from is not on it. The address is the TCP peer, or the client named by a trusted proxy.',
+    resolution: 'Send the request from an allowed address, or ask the key owner to add this address or range to the key\'s allow-list.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'The caller can see this resource but is not allowed to perform this action on it (for example a firm administrator changing an owner, or anyone but the operator changing a key\'s tier).',
+    resolution: 'Ask someone with the required role or permission (a firm owner, or the operator) to do it.',
+  },
   not_found: {
     status: 404,
     title: 'Not found',
@@ -72,6 +90,12 @@ export const ERROR_CODES = {
     title: 'Unsupported media type',
     description: 'The request body is not `application/json`.',
     resolution: 'Send JSON with `Content-Type: application/json`.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    description: 'The action conflicts with the current state of the resource: it already exists, it was changed concurrently, or it would break an invariant (a firm always keeps at least one owner; a revoked key cannot be changed).',
+    resolution: 'Read the resource again and decide; `detail` says what is in the way.',
   },
   idempotency_key_reused: {
     status: 422,
@@ -122,3 +146,5 @@ export class DomainError extends Error {
 
 export const invalidRequest = (detail: string, errors?: FieldError[]) => new DomainError('invalid_request', detail, errors);
 export const notFound = (detail: string) => new DomainError('not_found', detail);
+export const forbidden = (detail: string) => new DomainError('forbidden', detail);
+export const conflict = (detail: string) => new DomainError('conflict', detail);

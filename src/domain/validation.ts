@@ -104,11 +104,12 @@ export function toFieldErrors(errors: readonly ErrorObject[], prefix: string): F
       default:
         detail = e.message ?? 'is invalid';
     }
-    if (pointer === '') pointer = '/';
     // A union failure also reports each branch; keep the most useful line per field.
     const key = pointer;
     if (seen.has(key)) {
-      if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      // A union of literals reads best as its list of values; otherwise the first branch's
+      // error (e.g. a nullable date's format) is more useful than "does not match any shape".
+      if ((e.keyword === 'anyOf' || e.keyword === 'oneOf') && detail.startsWith('must be one of')) {
         const i = out.findIndex((f) => f.pointer === pointer);
         if (i >= 0) out[i] = { pointer, detail };
       }

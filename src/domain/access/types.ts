@@ -49,3 +49,17 @@ export interface ApiKeyRecord {
 
 /** Who performs a management action: the operator (CLI, support) or a signed-in user. */
 export type Actor = { type: 'operator' } | { type: 'user'; userId: string };
+
+/** Where a key stands right now; only `active` keys authenticate (see keyStatus in api-key.ts). */
+export type KeyStatus = 'active' | 'revoked' | 'expired' | 'suspended';
+
+/** A firm membership as management screens and the CLI show it. */
+export interface FirmMember {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: FirmRole;
+  /** Granted permissions; meaningful for `member`s only (owners and admins hold all by role). */
+  permissions: FirmPermission[];
+  createdAt: string;
+}

@@ -77,11 +77,20 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
       }
     });
   });
-  (record.date_exceptions ?? []).forEach((e, i) => {
+  const exceptions = record.date_exceptions ?? [];
+  exceptions.forEach((e, i) => {
     const hasStart = e.start_time !== undefined;
     const hasEnd = e.end_time !== undefined;
     if (hasStart !== hasEnd) errors.push({ pointer: `/date_exceptions/${i}`, detail: 'give both start_time and end_time, or neither (closed all day)' });
     else if (hasStart && e.start_time! >= e.end_time!) errors.push({ pointer: `/date_exceptions/${i}/end_time`, detail: 'must be after start_time' });
+    else if (hasStart) {
+      // Overlapping ranges would generate overlapping slots with different start times.
+      exceptions.forEach((o, j) => {
+        if (j < i && o.date === e.date && o.start_time !== undefined && o.end_time !== undefined && overlaps(o as never, e as never)) {
+          errors.push({ pointer: `/date_exceptions/${i}`, detail: `overlaps date_exceptions/${j} on ${e.date}` });
+        }
+      });
+    }
   });
 
   const seenBars = new Set<string>();
@@ -92,7 +101,8 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
 
   if (errors.length > 0 || !city) return { errors };
 
-  const id = record.id ?? randomUUID();
+  // UUIDs are case-insensitive; one canonical spelling keeps duplicates detectable and URLs stable.
+  const id = (record.id ?? randomUUID()).toLowerCase();
   const verifiedReviews = (record.reviews ?? []).filter((r) => r.verified_client !== false);
   const ratingAvg = verifiedReviews.length > 0
     ? Math.round((verifiedReviews.reduce((s, r) => s + r.rating, 0) / verifiedReviews.length) * 100) / 100

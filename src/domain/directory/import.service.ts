@@ -28,6 +28,9 @@ export class ImportFailedError extends Error {
   }
 }
 
+/** Spreadsheet exports often start with a UTF-8 byte-order mark. */
+const stripBom = (line: string) => line.replace(/^\uFEFF/, '');
+
 let validator: ValidateFunction | undefined;
 function validate(value: unknown): ReturnType<typeof toFieldErrors> {
   validator ??= createAjv({ coerceTypes: false, useDefaults: false }).compile(LawyerRecordSchema);
@@ -67,8 +70,9 @@ export async function importLawyers(
   const seenIds = new Map<string, number>();
   let lineNo = 0;
   let records = 0;
-  for await (const line of openLines()) {
+  for await (const raw of openLines()) {
     lineNo++;
+    const line = lineNo === 1 ? stripBom(raw) : raw;
     if (line.trim() === '') continue;
     records++;
     let value: unknown;
@@ -109,8 +113,9 @@ export async function importLawyers(
   await database.db.transaction().execute(async (trx) => {
     let batch: LawyerWrite[] = [];
     let n = 0;
-    for await (const line of openLines()) {
+    for await (const raw of openLines()) {
       n++;
+      const line = n === 1 ? stripBom(raw) : raw;
       if (line.trim() === '') continue;
       const record = JSON.parse(line) as LawyerRecord;
       const prepared = prepareLawyer({ ...record, id: idsByLine.get(n)! }, ref, nowIso);

@@ -8,7 +8,7 @@ export const TIME_PATTERN = '^([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d$';
 export const DATE_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$';
 export const SLOT_MINUTES = [15, 20, 30, 45, 60, 90, 120] as const;
 
-const Time = Type.String({ pattern: TIME_PATTERN, description: 'Wall-clock time in the lawyer\'s zone, HH:MM:SS' });
+const Time = Type.String({ pattern: TIME_PATTERN, description: 'a wall-clock time in HH:MM:SS format (the lawyer\'s zone)' });
 const DateString = Type.String({ pattern: DATE_PATTERN, format: 'date' });
 const SlotMinutes = Type.Union(
   [Type.Literal(15), Type.Literal(20), Type.Literal(30), Type.Literal(45), Type.Literal(60), Type.Literal(90), Type.Literal(120)],
@@ -18,14 +18,14 @@ const SlotMinutes = Type.Union(
 export const LawyerRecordSchema = Type.Object(
   {
     id: Type.Optional(Type.String({ format: 'uuid', description: 'Stable id; generated when absent.' })),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'a name with at least one visible character' }),
     city: Type.String({ minLength: 1, maxLength: 100, description: 'City slug from GET /cities' }),
     consultation_fee_cents: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
     platform_commission_percent: Type.Integer({ minimum: 0, maximum: 100 }),
     bio: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
     verified: Type.Boolean(),
     listed: Type.Boolean(),
-    languages: Type.Array(Type.String({ pattern: '^[a-z]{2}$', description: 'ISO 639-1 code' }), {
+    languages: Type.Array(Type.String({ pattern: '^[a-z]{2}$', description: 'an ISO 639-1 code (two lower-case letters)' }), {
       minItems: 1,
       maxItems: 30,
       uniqueItems: true,

@@ -1,0 +1,196 @@
+/**
+ * Who is calling and what they may do: the one place that turns an `Authorization` header and
+ * a client address into a caller, applies the rate limits, and checks a route's requirements.
+ * The HTTP layer (and later MCP) only asks; every rule is here.
+ */
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import { DomainError } from '../errors.ts';
+import { compileAllowList } from './ip-allowlist.ts';
+import { ANONYMOUS_RULES, failedAuthRules, keyRules, type AnonymousGroup } from './limits.ts';
+import { retryAfterSeconds, type RateLimitStore, type WindowRule, type WindowState } from './rate-limit.ts';
+import type { ApiKeyRecord, Scope } from './types.ts';
+
+export type Caller =
+  | { kind: 'anonymous'; ip: string }
+  | { kind: 'key'; ip: string; key: ApiKeyRecord };
+
+/** What a route needs from its caller. */
+export interface RouteAccess {
+  /** Required scope for keyed callers; anonymous callers may use the route unless `keyRequired`. */
+  scope?: Scope;
+  keyRequired?: boolean;
+  /** Which anonymous per-address limit applies. */
+  anonymousGroup?: AnonymousGroup;
+  /**
+   * Diagnostic routes (GET /key, GET /usage) work while the key's windows are exhausted and for
+   * expired or suspended keys, so an agent can find out why it is refused. They have their own limit.
+   */
+  diagnostic?: boolean;
+}
+
+export interface KeyLookup {
+  findByToken(token: string): Promise<ApiKeyRecord | null>;
+}
+
+export interface AccessServiceDeps {
+  keys: KeyLookup;
+  limiter: RateLimitStore;
+  clock: Clock;
+  keyCacheTtlMs: number;
+  maxFailedAuthPerMinute: number;
+  /** Called when the limiter store fails; the request is then let through (fail open). */
+  onLimiterError?: (err: unknown) => void;
+}
+
+/** Diagnostic routes: generous, separate from the key's quota. */
+const DIAGNOSTIC_RULES: readonly WindowRule[] = [{ id: 'minute', limit: 60, windowMs: 60_000 }];
+
+interface CachedKey {
+  record: ApiKeyRecord | null;
+  allowed: ((ip: string) => boolean) | null;
+  fetchedAt: number;
+}
+
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+const MAX_CACHED_KEYS = 10_000;
+
+export type AccessOutcome = { caller: Caller; windows: WindowState[] | null };
+
+export class AccessService {
+  private readonly cache = new Map<string, CachedKey>();
+  private readonly failedRules: readonly WindowRule[];
+
+  constructor(private readonly deps: AccessServiceDeps) {
+    this.failedRules = failedAuthRules(deps.maxFailedAuthPerMinute);
+  }
+
+  /**
+   * Authenticates, rate-limits and authorizes one request. Returns the caller and the windows
+   * to describe in headers; throws a DomainError (with headers where due) when refused.
+   */
+  async check(authorization: string | undefined, ip: string, route: RouteAccess): Promise<AccessOutcome> {
+    const nowMs = this.deps.clock.now().getTime();
+    const caller = await this.authenticate(authorization, ip, nowMs, route.diagnostic === true);
+    const windows = await this.consume(caller, route, nowMs);
+    if (caller.kind === 'anonymous') {
+      if (route.keyRequired) {
+        throw new DomainError('authentication_required', 'This endpoint needs an API key: send Authorization: Bearer <API_KEY>.', undefined, {
+          'www-authenticate': 'Bearer realm="consulta"',
+        });
+      }
+    } else if (route.scope && !caller.key.scopes.includes(route.scope)) {
+      throw new DomainError('insufficient_scope', `This API key lacks the scope "${route.scope}" that this endpoint requires.`, undefined, {
+        'www-authenticate': `Bearer realm="consulta", error="insufficient_scope", scope="${route.scope}"`,
+      });
+    }
+    return { caller, windows };
+  }
+
+  /** Forgets cached keys (after a change in this process). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  private async authenticate(authorization: string | undefined, ip: string, nowMs: number, diagnostic: boolean): Promise<Caller> {
+    if (authorization === undefined || authorization === '') return { kind: 'anonymous', ip };
+    // Brute-force guard: an address that keeps presenting bad keys is refused before any lookup.
+    const failedBucket = `authfail:${ip}`;
+    const failed = await this.safePeek(failedBucket, this.failedRules, nowMs);
+    if (failed && failed.some((w) => w.remaining <= 0)) {
+      throw new DomainError('rate_limited', 'Too many requests with invalid API keys from this address.', undefined, {
+        'retry-after': String(retryAfterSeconds(failed, nowMs)),
+      });
+    }
+    const match = BEARER.exec(authorization);
+    const entry = match ? await this.lookup(match[1]!, nowMs) : null;
+    const key = entry?.record ?? null;
+    if (!key || key.revokedAt !== null) {
+      await this.safeConsume(failedBucket, this.failedRules, nowMs);
+      const detail = match
+        ? 'The API key is not valid (unknown, revoked or malformed). MCP access tokens are not accepted by the REST API.'
+        : 'The Authorization header must be "Bearer <API_KEY>".';
+      throw new DomainError('invalid_api_key', detail, undefined, { 'www-authenticate': 'Bearer realm="consulta", error="invalid_token"' });
+    }
+    if (entry!.allowed && !entry!.allowed(ip)) {
+      throw new DomainError('ip_not_allowed', 'This API key may not be used from this address (it is not on the key\'s IP allow-list).');
+    }
+    if (!diagnostic) {
+      if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) {
+        throw new DomainError('expired_api_key', `This API key expired at ${key.expiresAt}.`, undefined, {
+          'www-authenticate': 'Bearer realm="consulta", error="invalid_token", error_description="expired"',
+        });
+      }
+      if (key.suspension) {
+        const by = key.suspension.by === 'firm' ? 'by its firm' : 'by Consulta';
+        throw new DomainError('api_key_suspended', `This API key was suspended ${by} at ${key.suspension.at}. GET /api/v1/key describes it.`);
+      }
+    }
+    return { kind: 'key', ip, key };
+  }
+
+  private async lookup(token: string, nowMs: number): Promise<CachedKey> {
+    const hash = createHash('sha256').update(token).digest('hex');
+    const hit = this.cache.get(hash);
+    if (hit && nowMs - hit.fetchedAt < this.deps.keyCacheTtlMs && nowMs >= hit.fetchedAt) return hit;
+    const record = await this.deps.keys.findByToken(token);
+    const entry: CachedKey = {
+      record,
+      allowed: record?.allowedIps && record.allowedIps.length > 0 ? compileAllowList(record.allowedIps) : null,
+      fetchedAt: nowMs,
+    };
+    // Unknown tokens are not cached: they are counted against the address instead.
+    if (record) {
+      if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
+      this.cache.set(hash, entry);
+    }
+    return entry;
+  }
+
+  private async consume(caller: Caller, route: RouteAccess, nowMs: number): Promise<WindowState[] | null> {
+    let bucket: string;
+    let rules: readonly WindowRule[];
+    if (caller.kind === 'key') {
+      bucket = route.diagnostic ? `diag:${caller.key.id}` : `key:${caller.key.id}`;
+      rules = route.diagnostic ? DIAGNOSTIC_RULES : keyRules(caller.key.tier);
+    } else {
+      const group = route.anonymousGroup ?? 'default';
+      bucket = `anon:${group}:${caller.ip}`;
+      rules = ANONYMOUS_RULES[group];
+    }
+    let result;
+    try {
+      result = await this.deps.limiter.consume(bucket, rules, nowMs);
+    } catch (err) {
+      this.deps.onLimiterError?.(err);
+      return null;
+    }
+    if (!result.allowed) {
+      const retryAfter = retryAfterSeconds(result.windows, nowMs);
+      const who = caller.kind === 'key' ? 'this API key' : 'anonymous requests from this address';
+      const err = new DomainError('rate_limited', `Rate limit exceeded for ${who}; retry after ${retryAfter} s.`, undefined, {
+        'retry-after': String(retryAfter),
+      });
+      (err as DomainError & { windows?: WindowState[] }).windows = result.windows;
+      throw err;
+    }
+    return result.windows;
+  }
+
+  private async safePeek(bucket: string, rules: readonly WindowRule[], nowMs: number): Promise<WindowState[] | null> {
+    try {
+      return await this.deps.limiter.peek(bucket, rules, nowMs);
+    } catch (err) {
+      this.deps.onLimiterError?.(err);
+      return null;
+    }
+  }
+
+  private async safeConsume(bucket: string, rules: readonly WindowRule[], nowMs: number): Promise<void> {
+    try {
+      await this.deps.limiter.consume(bucket, rules, nowMs);
+    } catch (err) {
+      this.deps.onLimiterError?.(err);
+    }
+  }
+}
