@@ -57,6 +57,11 @@ export class RedisRateLimitStore implements RateLimitStore {
       maxRetriesPerRequest: 1,
       // Fail at once while disconnected instead of queueing requests behind a dead connection.
       enableOfflineQueue: false,
+      // The ready check (INFO) and client-info handshake are not covered by commandTimeout, so a
+      // server that accepts but never answers would hold the first requests for seconds; without
+      // them the first command is sent at once and times out like any other.
+      enableReadyCheck: false,
+      disableClientInfo: true,
     });
     // Connection errors surface as rejected commands; ioredis keeps reconnecting in the background.
     // Without a listener, ioredis would print every reconnection failure to stderr.
