@@ -11,12 +11,19 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { AccessService } from './domain/access/access.service.ts';
+import { KeysService } from './domain/access/keys.service.ts';
+import { createRateLimitStore, type RateLimitStore } from './domain/access/rate-limit.ts';
+import { RequestLog } from './domain/access/request-log.ts';
+import { UsageService } from './domain/access/usage.service.ts';
 import { DirectoryService } from './domain/directory/directory.service.ts';
 import { createFencer } from './domain/directory/fence.ts';
 import { DirectoryCache } from './domain/directory/reference.service.ts';
 import { AJV_OPTIONS, addFormats } from './domain/validation.ts';
 import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
+import { registerAccess } from './http/plugins/access.ts';
 import { registerProblemHandlers } from './http/problem.ts';
+import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
 import { referenceRoutes } from './http/routes/reference.routes.ts';
 import { siteRoutes } from './site/site.routes.ts';
@@ -29,13 +36,22 @@ export interface AppDeps {
   clock: Clock;
   /** Deprecated routes; tests inject their own declarations. */
   deprecatedRoutes?: readonly DeprecatedRoute[];
+  /** Rate-limit counters; by default Redis when REDIS_URL is set, else memory. Closed with the app. */
+  limiter?: RateLimitStore;
 }
 
 export interface App {
   fastify: FastifyInstance;
   /** Every registered route (method + full URL pattern), for docs and conformance tests. */
   routes: ReadonlyArray<{ method: string; url: string; hidden: boolean }>;
-  services: { directory: DirectoryService; directoryCache: DirectoryCache };
+  services: {
+    directory: DirectoryService;
+    directoryCache: DirectoryCache;
+    keys: KeysService;
+    access: AccessService;
+    requestLog: RequestLog;
+    limiter: RateLimitStore;
+  };
 }
 
 const API_SECURITY_HEADERS = {
@@ -115,6 +131,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerProblemHandlers(fastify, config.siteUrl);
   registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
 
+  const limiter = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
+  const keys = new KeysService({ database, clock });
+  const access = new AccessService({
+    keys,
+    limiter,
+    clock,
+    keyCacheTtlMs: config.keyCacheTtlMs,
+    maxFailedAuthPerMinute: config.maxFailedAuthPerMinute,
+    rateLimitMultiplier: config.rateLimitMultiplier,
+    onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; request let through'),
+  });
+  const requestLog = new RequestLog(database, {
+    flushIntervalMs: config.requestLogFlushMs,
+    onError: (err, dropped) => fastify.log.error({ err, dropped }, 'request log flush failed'),
+  });
+  registerAccess(fastify, { prefix: API_PREFIX, access, requestLog, clock });
+  fastify.addHook('onClose', async () => {
+    await requestLog.close();
+    await limiter.close();
+  });
+
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -127,7 +164,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       tags: [
         { name: 'Lawyers', description: 'The directory of verified lawyers' },
         { name: 'Reference', description: 'Reference data, cacheable for 24 hours' },
+        { name: 'Account', description: 'The calling API key: description and usage' },
       ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `svc_…` (live) or `svc_test_…` (test). Optional on most endpoints (anonymous access has lower per-address limits).' },
+        },
+      },
+      // Anonymous or keyed; key-only operations override this.
+      security: [{}, { bearerAuth: [] }],
     },
     transform: ({ schema, url }) => ({ schema: schema as never, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) : url }),
   });
@@ -147,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       await api.register(lawyerRoutes, { directory });
       await api.register(referenceRoutes, { directory });
+      await api.register(keyRoutes, { usage: new UsageService({ database, clock, limiter }) });
       api.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
         reply.header('cache-control', 'public, max-age=300').send(fastify.swagger()),
       );
@@ -161,5 +207,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     staticCSP: false,
   });
 
-  return { fastify, routes, services: { directory, directoryCache } };
+  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter } };
 }

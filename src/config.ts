@@ -38,6 +38,11 @@ export interface Config {
   readonly requestLogFlushMs: number;
   /** Failed key attempts allowed per client address per minute before 429. */
   readonly maxFailedAuthPerMinute: number;
+  /**
+   * Multiplies every rate limit (load tests and benchmarks only): the limiter still runs in full
+   * on every request, it just refuses later. 1 in production.
+   */
+  readonly rateLimitMultiplier: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +143,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),
     maxFailedAuthPerMinute: int(env, 'MAX_FAILED_AUTH_PER_MINUTE', 20, 1, 100_000),
+    rateLimitMultiplier: int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 1_000_000),
     ...overrides,
   };
   return Object.freeze(config);

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
+import { startJobs } from './jobs/jobs.ts';
 
 export interface RunningServer {
   app: App;
@@ -30,11 +31,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildApp({ config, database, clock });
     await options.beforeListen?.(app);
     const address = await app.fastify.listen({ port: config.port, host: config.host });
+    const jobs = startJobs({ app, database, clock, config });
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
         // Fastify stops accepting, answers 503 to new requests on open connections, waits for
         // in-flight requests and closes idle keep-alive connections.
+        jobs.stop();
         await app.fastify.close();
         await database.close();
       })();

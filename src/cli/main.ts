@@ -13,6 +13,8 @@ import { seedDemoDirectory } from '../domain/demo/seed.service.ts';
 import { ImportFailedError, importLawyers } from '../domain/directory/import.service.ts';
 import { dateInZone } from '../domain/directory/zoned-time.ts';
 import { startServer, stopOnSignals } from '../server.ts';
+import { runFirmsCommand } from './firms.commands.ts';
+import { runKeysCommand } from './keys.commands.ts';
 import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}
@@ -28,6 +30,23 @@ Usage: consulta <command> [options]   (every command accepts --json)
                               add N generated demo lawyers (default 300, seed 1)
   import FILE                 import lawyers from JSON Lines (docs/import-format.md);
                               all or nothing
+
+  keys create [--test] [--tier T] [--scopes a,b] [--owner EMAIL | --firm SLUG]
+              [--name N] [--expires-at ISO] [--allow-ip CIDR,…]
+                              create an API key; the key is printed ONCE
+  keys list [--owner EMAIL | --firm SLUG]
+  keys show|revoke|unsuspend KEY_ID
+  keys suspend KEY_ID --reason R
+  keys set-tier KEY_ID free|partner|internal
+  keys set-allowlist KEY_ID CIDR,…|--clear
+  firms create SLUG --name N --owner EMAIL
+  firms members SLUG
+  firms add-member SLUG EMAIL --role owner|admin|member [--permissions p,q]
+  firms set-role SLUG EMAIL ROLE
+  firms set-permissions SLUG EMAIL [p,q]
+  firms remove-member SLUG EMAIL
+                              keys and firms act as the operator, or as a user
+                              with --as EMAIL (docs/keys-and-firms.md)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, …`;
 
@@ -86,6 +105,20 @@ export async function run(argv: string[]): Promise<number> {
       lawyers: { type: 'string' },
       seed: { type: 'string' },
       'reference-date': { type: 'string' },
+      // keys … / firms …
+      as: { type: 'string' },
+      test: { type: 'boolean' },
+      tier: { type: 'string' },
+      scopes: { type: 'string' },
+      owner: { type: 'string' },
+      firm: { type: 'string' },
+      name: { type: 'string' },
+      'expires-at': { type: 'string' },
+      'allow-ip': { type: 'string' },
+      reason: { type: 'string' },
+      clear: { type: 'boolean' },
+      role: { type: 'string' },
+      permissions: { type: 'string' },
     },
   });
   const json = flags.json === true;
@@ -132,6 +165,14 @@ export async function run(argv: string[]): Promise<number> {
         }
         return 1;
       }
+    }
+    case 'keys':
+    case 'firms': {
+      const runAccess = command === 'keys' ? runKeysCommand : runFirmsCommand;
+      return withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        return runAccess({ config, database, args, flags, json });
+      });
     }
     case 'start':
     case 'serve': {

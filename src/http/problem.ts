@@ -41,6 +41,7 @@ export function sendProblem(
   headers?: Record<string, string>,
 ): FastifyReply {
   const body = problemBody(siteUrl, reply.request.id, code, detail, errors);
+  reply.request.errorCode = code;
   if (headers) reply.headers(headers);
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }

@@ -54,6 +54,8 @@ describe('OpenAPI document', () => {
       'GET /lawyers/{lawyerId}/reviews',
       'GET /practice-areas',
       'GET /cities',
+      'GET /key',
+      'GET /usage',
     ]) {
       assert.ok(documented.includes(endpoint), endpoint);
     }
@@ -61,10 +63,12 @@ describe('OpenAPI document', () => {
 
   it('declares the problem responses of the spec for each endpoint', () => {
     const statuses = (path: string) => Object.keys(doc.paths[path]!.get!.responses).sort();
-    assert.deepEqual(statuses('/lawyers/search'), ['200', '400', '429']);
-    assert.deepEqual(statuses('/lawyers/{lawyerId}'), ['200', '400', '404', '429']);
-    assert.deepEqual(statuses('/lawyers/{lawyerId}/availability'), ['200', '400', '404', '429']);
-    assert.deepEqual(statuses('/lawyers/{lawyerId}/reviews'), ['200', '400', '404', '429']);
+    assert.deepEqual(statuses('/lawyers/search'), ['200', '400', '401', '403', '429']);
+    assert.deepEqual(statuses('/lawyers/{lawyerId}'), ['200', '400', '401', '403', '404', '429']);
+    assert.deepEqual(statuses('/lawyers/{lawyerId}/availability'), ['200', '400', '401', '403', '404', '429']);
+    assert.deepEqual(statuses('/lawyers/{lawyerId}/reviews'), ['200', '400', '401', '403', '404', '429']);
+    assert.deepEqual(statuses('/key'), ['200', '401', '403', '429']);
+    assert.deepEqual(statuses('/usage'), ['200', '401', '403', '429']);
   });
 
   it('real responses conform to their declared schemas', async () => {

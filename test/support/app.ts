@@ -33,7 +33,9 @@ export async function createTestContext(
 ): Promise<TestContext> {
   const testDb = await target.create();
   const clock = new ManualClock(options.now ?? TEST_NOW);
-  const config = testConfig({ databaseUrl: testDb.url, ...options.config });
+  // Suites about other things must not trip the per-address limits (every inject comes from
+  // 127.0.0.1); the security suite sets the multiplier back to 1 to test the real limits.
+  const config = testConfig({ databaseUrl: testDb.url, rateLimitMultiplier: 1000, ...options.config });
   const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes });
   options.extend?.(app.fastify as unknown as FastifyInstance);
   await app.fastify.ready();

@@ -39,6 +39,8 @@ export interface AccessServiceDeps {
   clock: Clock;
   keyCacheTtlMs: number;
   maxFailedAuthPerMinute: number;
+  /** Scales every limit (load tests only; 1 otherwise). */
+  rateLimitMultiplier?: number;
   /** Called when the limiter store fails; the request is then let through (fail open). */
   onLimiterError?: (err: unknown) => void;
 }
@@ -60,9 +62,22 @@ export type AccessOutcome = { caller: Caller; windows: WindowState[] | null };
 export class AccessService {
   private readonly cache = new Map<string, CachedKey>();
   private readonly failedRules: readonly WindowRule[];
+  private readonly scaled = new Map<readonly WindowRule[], readonly WindowRule[]>();
 
   constructor(private readonly deps: AccessServiceDeps) {
     this.failedRules = failedAuthRules(deps.maxFailedAuthPerMinute);
+  }
+
+  /** The rules as enforced: scaled by the multiplier, computed once per rule set. */
+  private enforced(rules: readonly WindowRule[]): readonly WindowRule[] {
+    const m = this.deps.rateLimitMultiplier ?? 1;
+    if (m === 1) return rules;
+    let out = this.scaled.get(rules);
+    if (!out) {
+      out = rules.map((r) => ({ ...r, limit: r.limit * m }));
+      this.scaled.set(rules, out);
+    }
+    return out;
   }
 
   /**
@@ -136,7 +151,8 @@ export class AccessService {
     const record = await this.deps.keys.findByToken(token);
     const entry: CachedKey = {
       record,
-      allowed: record?.allowedIps && record.allowedIps.length > 0 ? compileAllowList(record.allowedIps) : null,
+      // An allow-list, even an empty one, admits only its entries (fail closed); null means any address.
+      allowed: record?.allowedIps ? compileAllowList(record.allowedIps) : null,
       fetchedAt: nowMs,
     };
     // Unknown tokens are not cached: they are counted against the address instead.
@@ -160,7 +176,7 @@ export class AccessService {
     }
     let result;
     try {
-      result = await this.deps.limiter.consume(bucket, rules, nowMs);
+      result = await this.deps.limiter.consume(bucket, this.enforced(rules), nowMs);
     } catch (err) {
       this.deps.onLimiterError?.(err);
       return null;

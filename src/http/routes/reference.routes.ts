@@ -17,13 +17,14 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<ReferenceRoutesOptions> 
   const cities = new CacheableResponse();
 
   app.get('/practice-areas', {
+    config: { access: { scope: 'reference:read' } },
     schema: {
       operationId: 'listPracticeAreas',
       tags: ['Reference'],
       summary: 'The practice-area hierarchy',
       description: 'Each `slug` is a value for the `practice_area` search filter; a parent area matches lawyers in its sub-areas. Cacheable for 24 hours (ETag).',
       querystring: NoQuery,
-      response: { 200: PracticeAreasResponseSchema, ...notModified, ...problems(400, 429) },
+      response: { 200: PracticeAreasResponseSchema, ...notModified, ...problems(400, 401, 403, 429) },
     },
     handler: async (request, reply) => {
       const ref = await directory.reference();
@@ -32,13 +33,14 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<ReferenceRoutesOptions> 
   });
 
   app.get('/cities', {
+    config: { access: { scope: 'reference:read' } },
     schema: {
       operationId: 'listCities',
       tags: ['Reference'],
       summary: "Spain's provinces and the cities served",
       description: 'Each city `slug` (or its name) is a value for the `city` search filter. Cacheable for 24 hours (ETag).',
       querystring: NoQuery,
-      response: { 200: CitiesResponseSchema, ...notModified, ...problems(400, 429) },
+      response: { 200: CitiesResponseSchema, ...notModified, ...problems(400, 401, 403, 429) },
     },
     handler: async (request, reply) => {
       const ref = await directory.reference();

@@ -1,0 +1,115 @@
+/**
+ * The request log: one entry per API request, buffered in memory and written in batches (one
+ * transaction per flush) so the hot path never waits for the database. Daily aggregates per key
+ * are added in the same transaction, from live traffic only (test keys are flagged in the log and
+ * excluded from aggregates). A crash loses at most one flush interval of log entries; nothing a
+ * client was promised depends on them.
+ */
+import type { Clock } from '../../clock.ts';
+import type { Database } from '../../db/database.ts';
+import {
+  addUsageDaily,
+  deleteRequestsBefore,
+  findRequest,
+  insertRequestLogBatch,
+} from '../../db/repositories/request-log.repository.ts';
+import type { RequestLogTable, UsageDailyTable } from '../../db/schema.ts';
+
+export type RequestLogEntry = RequestLogTable;
+
+export interface RequestLogOptions {
+  flushIntervalMs: number;
+  /** Flush as soon as this many entries wait. */
+  maxBatch?: number;
+  /** Entries kept while the database is failing; the oldest are dropped beyond it. */
+  maxBuffered?: number;
+  onError?: (err: unknown, dropped: number) => void;
+}
+
+export class RequestLog {
+  private buffer: RequestLogEntry[] = [];
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly maxBatch: number;
+  private readonly maxBuffered: number;
+
+  constructor(
+    private readonly database: Database,
+    private readonly options: RequestLogOptions,
+  ) {
+    this.maxBatch = options.maxBatch ?? 500;
+    this.maxBuffered = options.maxBuffered ?? 50_000;
+  }
+
+  /** Starts the periodic flush. */
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.options.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Queues an entry; never waits for the database. */
+  record(entry: RequestLogEntry): void {
+    this.buffer.push(entry);
+    if (this.buffer.length >= this.maxBatch && !this.flushing) void this.flush();
+  }
+
+  /** Writes everything queued so far. Concurrent calls share one flush. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 ? this.flush() : undefined));
+    if (this.buffer.length === 0) return Promise.resolve();
+    const batch = this.buffer;
+    this.buffer = [];
+    this.flushing = this.write(batch)
+      .catch((err: unknown) => {
+        // Keep the entries for the next attempt, within bounds.
+        this.buffer = batch.concat(this.buffer);
+        const dropped = Math.max(0, this.buffer.length - this.maxBuffered);
+        if (dropped > 0) this.buffer.splice(0, dropped);
+        this.options.onError?.(err, dropped);
+      })
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  /** One entry, for support (`consulta requests show`). Flushes first so a fresh id is found. */
+  async find(requestId: string): Promise<RequestLogEntry | undefined> {
+    await this.flush();
+    return findRequest(this.database.db, requestId);
+  }
+
+  private async write(batch: RequestLogEntry[]): Promise<void> {
+    const daily = new Map<string, UsageDailyTable>();
+    for (const e of batch) {
+      if (e.key_id === null || e.test === 1) continue;
+      const day = e.at.slice(0, 10);
+      const k = `${e.key_id}|${day}`;
+      let row = daily.get(k);
+      if (!row) {
+        row = { key_id: e.key_id, day, requests: 0, errors: 0, rate_limited: 0 };
+        daily.set(k, row);
+      }
+      row.requests++;
+      if (e.status >= 400) row.errors++;
+      if (e.status === 429) row.rate_limited++;
+    }
+    await this.database.db.transaction().execute(async (trx) => {
+      await insertRequestLogBatch(trx, batch);
+      await addUsageDaily(trx, [...daily.values()]);
+    });
+  }
+}
+
+/** Deletes log entries older than the retention period. */
+export async function sweepRequestLog(database: Database, clock: Clock, retentionDays: number): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - retentionDays * 86_400_000).toISOString();
+  return deleteRequestsBefore(database.db, cutoff);
+}

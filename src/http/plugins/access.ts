@@ -1,0 +1,77 @@
+/**
+ * Wires the access service into every API request: authentication, rate limits (with their
+ * headers on every response), route scopes, and one request-log entry per request.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.ts';
+import type { AccessService, Caller, RouteAccess } from '../../domain/access/access.service.ts';
+import { rateLimitHeaders, type WindowState } from '../../domain/access/rate-limit.ts';
+import type { RequestLog } from '../../domain/access/request-log.ts';
+import type { DomainError, ErrorCode } from '../../domain/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+    /** The problem code sent, for the request log. */
+    errorCode: ErrorCode | null;
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+const DEFAULT_ACCESS: RouteAccess = {};
+
+export interface AccessPluginOptions {
+  prefix: string;
+  access: AccessService;
+  requestLog: RequestLog;
+  clock: Clock;
+}
+
+/** Reads the route's access requirements (routes declare them in `config.access`). */
+function routeAccess(request: FastifyRequest): RouteAccess {
+  return request.routeOptions.config?.access ?? DEFAULT_ACCESS;
+}
+
+export function registerAccess(app: FastifyInstance, { prefix, access, requestLog, clock }: AccessPluginOptions): void {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('errorCode', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return;
+    try {
+      const { caller, windows } = await access.check(request.headers.authorization, request.ip, routeAccess(request));
+      request.caller = caller;
+      if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
+    } catch (err) {
+      const windows = (err as DomainError & { windows?: WindowState[] }).windows;
+      if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
+      throw err;
+    }
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.method !== 'OPTIONS' && request.url.startsWith(prefix)) {
+      const caller = request.caller;
+      const key = caller?.kind === 'key' ? caller.key : null;
+      const q = request.url.indexOf('?');
+      requestLog.record({
+        request_id: request.id,
+        at: clock.now().toISOString(),
+        key_id: key?.id ?? null,
+        owner_type: key ? key.owner.type : null,
+        owner_id: key ? (key.owner.type === 'user' ? key.owner.userId : key.owner.firmId) : null,
+        test: key?.mode === 'test' ? 1 : 0,
+        method: request.method,
+        route: request.routeOptions.url ?? (q < 0 ? request.url : request.url.slice(0, q)),
+        path: q < 0 ? request.url : request.url.slice(0, q),
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        client_ip: request.ip,
+        error_code: request.errorCode,
+      });
+    }
+    done();
+  });
+}
