@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { countLawyers } from '../db/repositories/lawyer.repository.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { seedDemoDirectory } from '../domain/demo/seed.service.ts';
+import { findLoggedRequest } from '../domain/access/request-log.ts';
 import { ImportFailedError, importLawyers } from '../domain/directory/import.service.ts';
 import { dateInZone } from '../domain/directory/zoned-time.ts';
 import { startServer, stopOnSignals } from '../server.ts';
@@ -28,6 +29,7 @@ Usage: consulta <command> [options]   (every command accepts --json)
   migrate                     bring the database schema up to date
   seed [--lawyers N] [--seed S] [--reference-date YYYY-MM-DD]
                               add N generated demo lawyers (default 300, seed 1)
+  requests show REQUEST_ID    one API request from the request log (support)
   import FILE                 import lawyers from JSON Lines (docs/import-format.md);
                               all or nothing
 
@@ -173,6 +175,21 @@ export async function run(argv: string[]): Promise<number> {
         await migrateToLatest(database);
         return runAccess({ config, database, args, flags, json });
       });
+    }
+    case 'requests': {
+      const [sub, requestId] = args;
+      if (sub !== 'show' || !requestId) throw new UsageError('usage: consulta requests show REQUEST_ID');
+      const entry = await withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        return findLoggedRequest(database, requestId);
+      });
+      if (!entry) {
+        if (json) out(true, { error: { code: 'not_found', detail: `no request ${requestId} in the log` } }, '');
+        else process.stderr.write(`consulta: no request ${requestId} in the log (entries are kept ${config.requestLogRetentionDays} days)\n`);
+        return 1;
+      }
+      out(json, entry, Object.entries(entry).map(([k, v]) => `${k.padEnd(12)} ${v === null ? '-' : String(v)}`).join('\n'));
+      return 0;
     }
     case 'start':
     case 'serve': {

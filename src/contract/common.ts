@@ -10,6 +10,9 @@ export const DateTime = Type.String({ format: 'date-time' });
 export const WallTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d$', description: 'a time in HH:MM:SS format', examples: ['10:00:00'] });
 export const Currency = Type.Literal('EUR');
 
+/** Routes without query parameters reject any, like every other route rejects unknown ones. */
+export const NoQuerySchema = Type.Object({}, { additionalProperties: false });
+
 export const FieldErrorSchema = Type.Object({
   pointer: Type.String({ description: 'JSON pointer into the request: /query/limit, /body/date, /params/lawyerId' }),
   detail: Type.String(),

@@ -1,6 +1,7 @@
 /** Builds the real app over a real database with a manual clock, for `inject()` tests. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type App } from '../../src/app.ts';
+import type { RateLimitStore } from '../../src/domain/access/rate-limit.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { DeprecatedRoute } from '../../src/http/plugins/deprecation.ts';
@@ -29,6 +30,8 @@ export async function createTestContext(
     now?: string;
     /** Registers test-only routes before the app is ready. */
     extend?: (fastify: FastifyInstance) => void;
+    /** A rate-limit store (e.g. Redis); memory by default. */
+    limiter?: RateLimitStore;
   } = {},
 ): Promise<TestContext> {
   const testDb = await target.create();
@@ -36,7 +39,7 @@ export async function createTestContext(
   // Suites about other things must not trip the per-address limits (every inject comes from
   // 127.0.0.1); the security suite sets the multiplier back to 1 to test the real limits.
   const config = testConfig({ databaseUrl: testDb.url, rateLimitMultiplier: 1000, ...options.config });
-  const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes });
+  const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes, limiter: options.limiter });
   options.extend?.(app.fastify as unknown as FastifyInstance);
   await app.fastify.ready();
   return {

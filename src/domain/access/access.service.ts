@@ -57,8 +57,6 @@ interface CachedKey {
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const MAX_CACHED_KEYS = 10_000;
 
-export type AccessOutcome = { caller: Caller; windows: WindowState[] | null };
-
 export class AccessService {
   private readonly cache = new Map<string, CachedKey>();
   private readonly failedRules: readonly WindowRule[];
@@ -81,13 +79,20 @@ export class AccessService {
   }
 
   /**
-   * Authenticates, rate-limits and authorizes one request. Returns the caller and the windows
-   * to describe in headers; throws a DomainError (with headers where due) when refused.
+   * Who is calling: anonymous (no Authorization header) or a valid key. Throws for a bad key
+   * (401), an address outside the key's allow-list, an expired or a suspended key.
    */
-  async check(authorization: string | undefined, ip: string, route: RouteAccess): Promise<AccessOutcome> {
-    const nowMs = this.deps.clock.now().getTime();
-    const caller = await this.authenticate(authorization, ip, nowMs, route.diagnostic === true);
-    const windows = await this.consume(caller, route, nowMs);
+  async authenticate(authorization: string | undefined, ip: string, route: RouteAccess): Promise<Caller> {
+    return this.resolve(authorization, ip, this.deps.clock.now().getTime(), route.diagnostic === true);
+  }
+
+  /**
+   * Counts the request against the caller's rate limits and checks the route's requirements
+   * (key required, scope). Returns the windows to describe in headers; throws when refused
+   * (a 429 error carries its windows). Every admitted request counts, whatever its outcome.
+   */
+  async admit(caller: Caller, route: RouteAccess): Promise<WindowState[] | null> {
+    const windows = await this.consume(caller, route, this.deps.clock.now().getTime());
     if (caller.kind === 'anonymous') {
       if (route.keyRequired) {
         throw new DomainError('authentication_required', 'This endpoint needs an API key: send Authorization: Bearer <API_KEY>.', undefined, {
@@ -99,7 +104,7 @@ export class AccessService {
         'www-authenticate': `Bearer realm="consulta", error="insufficient_scope", scope="${route.scope}"`,
       });
     }
-    return { caller, windows };
+    return windows;
   }
 
   /** Forgets cached keys (after a change in this process). */
@@ -107,7 +112,7 @@ export class AccessService {
     this.cache.clear();
   }
 
-  private async authenticate(authorization: string | undefined, ip: string, nowMs: number, diagnostic: boolean): Promise<Caller> {
+  private async resolve(authorization: string | undefined, ip: string, nowMs: number, diagnostic: boolean): Promise<Caller> {
     if (authorization === undefined || authorization === '') return { kind: 'anonymous', ip };
     // Brute-force guard: an address that keeps presenting bad keys is refused before any lookup.
     const failedBucket = `authfail:${ip}`;

@@ -108,6 +108,11 @@ export class RequestLog {
   }
 }
 
+/** A logged request by id (support tooling, other processes: no buffer to flush). */
+export function findLoggedRequest(database: Database, requestId: string): Promise<RequestLogEntry | undefined> {
+  return findRequest(database.db, requestId);
+}
+
 /** Deletes log entries older than the retention period. */
 export async function sweepRequestLog(database: Database, clock: Clock, retentionDays: number): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * 86_400_000).toISOString();

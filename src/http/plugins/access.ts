@@ -40,9 +40,10 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return;
+    const route = routeAccess(request);
     try {
-      const { caller, windows } = await access.check(request.headers.authorization, request.ip, routeAccess(request));
-      request.caller = caller;
+      request.caller = await access.authenticate(request.headers.authorization, request.ip, route);
+      const windows = await access.admit(request.caller, route);
       if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
     } catch (err) {
       const windows = (err as DomainError & { windows?: WindowState[] }).windows;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { problems } from '../../contract/common.ts';
+import { NoQuerySchema, problems } from '../../contract/common.ts';
 import {
   AvailabilityQuerySchema,
   AvailabilityResponseSchema,
@@ -37,6 +37,7 @@ export const lawyerRoutes: FastifyPluginAsyncTypebox<LawyerRoutesOptions> = asyn
       tags: ['Lawyers'],
       summary: "A lawyer's public profile",
       params: LawyerIdParamsSchema,
+      querystring: NoQuerySchema,
       response: { 200: LawyerProfileSchema, ...problems(400, 401, 403, 404, 429) },
     },
     handler: (request) => directory.getProfile(request.params.lawyerId),

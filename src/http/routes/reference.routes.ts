@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { problems } from '../../contract/common.ts';
+import { NoQuerySchema, problems } from '../../contract/common.ts';
 import { CitiesResponseSchema, PracticeAreasResponseSchema } from '../../contract/directory.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import { CacheableResponse } from '../cacheable.ts';
@@ -9,7 +9,6 @@ export interface ReferenceRoutesOptions {
   directory: DirectoryService;
 }
 
-const NoQuery = Type.Object({}, { additionalProperties: false });
 const notModified = { 304: Type.Null({ description: 'Not modified (If-None-Match matched the ETag)' }) };
 
 export const referenceRoutes: FastifyPluginAsyncTypebox<ReferenceRoutesOptions> = async (app, { directory }) => {
@@ -23,7 +22,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<ReferenceRoutesOptions> 
       tags: ['Reference'],
       summary: 'The practice-area hierarchy',
       description: 'Each `slug` is a value for the `practice_area` search filter; a parent area matches lawyers in its sub-areas. Cacheable for 24 hours (ETag).',
-      querystring: NoQuery,
+      querystring: NoQuerySchema,
       response: { 200: PracticeAreasResponseSchema, ...notModified, ...problems(400, 401, 403, 429) },
     },
     handler: async (request, reply) => {
@@ -39,7 +38,7 @@ export const referenceRoutes: FastifyPluginAsyncTypebox<ReferenceRoutesOptions> 
       tags: ['Reference'],
       summary: "Spain's provinces and the cities served",
       description: 'Each city `slug` (or its name) is a value for the `city` search filter. Cacheable for 24 hours (ETag).',
-      querystring: NoQuery,
+      querystring: NoQuerySchema,
       response: { 200: CitiesResponseSchema, ...notModified, ...problems(400, 401, 403, 429) },
     },
     handler: async (request, reply) => {
