@@ -2,6 +2,7 @@
  * Reads real lawyer ids from the running service and records, for every benchmark path, the
  * exact status, content type and body the service answered, which the raw baseline replays.
  */
+import { FORWARDED_FOR, nextClientAddress } from './addresses.ts';
 import { API } from './scenarios.ts';
 
 export interface Captured {
@@ -12,18 +13,18 @@ export interface Captured {
 
 export type Capture = Map<string, Captured>;
 
-async function get(url: string): Promise<Captured> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+async function get(url: string, headers: Record<string, string> = {}): Promise<Captured> {
+  const res = await fetch(url, { headers: { ...headers, [FORWARDED_FOR]: nextClientAddress() }, signal: AbortSignal.timeout(30_000) });
   const body = Buffer.from(await res.arrayBuffer());
   return { status: res.status, contentType: res.headers.get('content-type') ?? 'application/octet-stream', body };
 }
 
 /** Up to `count` distinct lawyer ids, read page by page from the default search (25 per page). */
-export async function discoverLawyerIds(baseUrl: string, count: number): Promise<string[]> {
+export async function discoverLawyerIds(baseUrl: string, count: number, headers: Record<string, string> = {}): Promise<string[]> {
   const ids: string[] = [];
   const pages = Math.ceil(count / 25);
   for (let page = 1; page <= pages; page++) {
-    const res = await get(`${baseUrl}${API}/lawyers/search?limit=25&page=${page}`);
+    const res = await get(`${baseUrl}${API}/lawyers/search?limit=25&page=${page}`, headers);
     if (res.status !== 200) throw new Error(`search page ${page} answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
     const data = JSON.parse(res.body.toString('utf8')) as { lawyers: Array<{ id: string }>; has_more: boolean };
     ids.push(...data.lawyers.map((l) => l.id));
@@ -35,11 +36,11 @@ export async function discoverLawyerIds(baseUrl: string, count: number): Promise
 }
 
 /** Fetches every path once; every answer must be a 200, or the benchmark would time errors. */
-export async function capture(baseUrl: string, paths: Iterable<string>): Promise<Capture> {
+export async function capture(baseUrl: string, paths: Iterable<string>, headers: Record<string, string> = {}): Promise<Capture> {
   const out: Capture = new Map();
   for (const path of paths) {
     if (out.has(path)) continue;
-    const res = await get(`${baseUrl}${path}`);
+    const res = await get(`${baseUrl}${path}`, headers);
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
     out.set(path, res);
   }

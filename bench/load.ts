@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import type { Options, Result } from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FORWARDED_FOR, nextClientAddress } from './addresses.ts';
 import { cpuMs, memory, ownCpuMs, systemCpu } from './proc.ts';
 
 export interface LoadOptions {
@@ -15,6 +16,8 @@ export interface LoadOptions {
   duration: number;
   /** Seconds of warm-up before the measured run (0 for none). */
   warmup: number;
+  /** Sent with every request (e.g. an API key once the service requires or rate-limits by one). */
+  headers?: Record<string, string>;
 }
 
 export interface Target {
@@ -57,21 +60,21 @@ export interface Measurement {
 /** Bounds the latency record: at most this many samples are kept (far above any 2-core run). */
 const MAX_SAMPLES = 4_000_000;
 
-function fire(target: Target, paths: readonly string[], connections: number, seconds: number, onLatency?: (ms: number, status: number) => void): Promise<Result> {
-  const options: Options = { url: `${target.url}${paths[0]}`, connections, duration: seconds, timeout: 10 };
-  if (paths.length > 1) {
-    // One shared cursor across all connections, so each request asks for the next lawyer.
-    let next = 0;
-    options.requests = [
-      {
-        method: 'GET',
-        setupRequest: (request) => {
-          request.path = paths[next++ % paths.length];
-          return request;
-        },
+function fire(target: Target, paths: readonly string[], load: LoadOptions, seconds: number, onLatency?: (ms: number, status: number) => void): Promise<Result> {
+  const options: Options = { url: `${target.url}${paths[0]}`, connections: load.connections, duration: seconds, timeout: 10, headers: load.headers ?? {} };
+  // One shared cursor across all connections, so each request asks for the next lawyer (when
+  // there are several paths) and comes from the next client address.
+  let next = 0;
+  options.requests = [
+    {
+      method: 'GET',
+      setupRequest: (request) => {
+        if (paths.length > 1) request.path = paths[next++ % paths.length];
+        request.headers = { ...request.headers, [FORWARDED_FOR]: nextClientAddress() };
+        return request;
       },
-    ];
-  }
+    },
+  ];
   return new Promise((resolve, reject) => {
     const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve(result)));
     if (onLatency) {
@@ -87,7 +90,7 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 export async function measure(target: Target, paths: readonly string[], options: LoadOptions): Promise<Measurement> {
-  if (options.warmup > 0) await fire(target, paths, options.connections, options.warmup);
+  if (options.warmup > 0) await fire(target, paths, options, options.warmup);
 
   const latencies: number[] = [];
   let ok = 0;
@@ -107,7 +110,7 @@ export async function measure(target: Target, paths: readonly string[], options:
   const systemBefore = systemCpu();
   let result: Result;
   try {
-    result = await fire(target, paths, options.connections, options.duration, (ms, status) => {
+    result = await fire(target, paths, options, options.duration, (ms, status) => {
       statusCodes[status] = (statusCodes[status] ?? 0) + 1;
       if (status >= 200 && status < 300) {
         ok++;

@@ -42,6 +42,7 @@ const HELP = `npm run bench -- [options]
                      machine to use < 0.25 cores (default 30; 0 to skip)
   --retries N        measure a scenario again, up to N times, when other processes used
                      ≥ 0.25 cores during it; the least disturbed run is kept (default 2)
+  --header 'K: V'    add a request header to every request (repeatable), e.g. an API key
   --profile          instead of benchmarking, CPU-profile the service (node --cpu-prof)
                      under each selected scenario and print where the time goes`;
 
@@ -86,6 +87,7 @@ function parseOptions(argv: string[]): Options | null {
       profile: { type: 'boolean' },
       'quiet-wait': { type: 'string' },
       retries: { type: 'string' },
+      header: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -96,8 +98,15 @@ function parseOptions(argv: string[]): Options | null {
   const warmup = warmupRaw === '0' ? 0 : positiveInt('warmup', warmupRaw, quick ? 1 : 2, 60);
   const scaleSizes = (values['scale-sizes'] ?? '1000,100000').split(',').map((s) => positiveInt('scale-sizes', s.trim(), 0, 1_000_000));
   if (scaleSizes.length < 2) throw new Error('--scale-sizes needs at least two sizes');
+  const headers: Record<string, string> = {};
+  for (const h of values.header ?? []) {
+    const i = h.indexOf(':');
+    if (i < 1) throw new Error(`--header expects "Name: value", got "${h}"`);
+    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+  }
   return {
     load: {
+      headers,
       duration: positiveInt('duration', values.duration ?? env.BENCH_DURATION, quick ? 3 : 8, 600),
       warmup,
       connections: positiveInt('connections', values.connections ?? env.BENCH_CONNECTIONS, 10, 1000),
@@ -121,16 +130,43 @@ function selected(options: Options, list: ScenarioSpec[]): ScenarioSpec[] {
   return list.filter((s) => options.only.some((o) => s.name.toLowerCase().includes(o)));
 }
 
+/**
+ * The service writes while it serves (request log, usage counters, migrations), so it runs on
+ * a fresh copy of the cached database: every run starts from the same data.
+ */
+function scratchCopy(db: BenchDatabase): string {
+  const dir = path.join(BENCH_DIR, 'run');
+  fs.mkdirSync(dir, { recursive: true });
+  const copy = path.join(dir, path.basename(db.file));
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${copy}${suffix}`, { force: true });
+  for (const suffix of ['', '-wal']) {
+    if (fs.existsSync(`${db.file}${suffix}`)) fs.copyFileSync(`${db.file}${suffix}`, `${copy}${suffix}`);
+  }
+  return copy;
+}
+
 async function startApp(db: BenchDatabase, extraNodeArgs: string[] = []): Promise<Child> {
+  const file = scratchCopy(db);
   const port = await freePort();
-  return spawnServer({
-    nodeArgs: [...extraNodeArgs, 'bin/consulta.js', 'serve'],
-    // Request logging stays on: one JSON line per request is part of the hot path measured.
-    env: { PORT: String(port), HOST, DATABASE_URL: db.url, LOG_LEVEL: 'info' },
-    port,
-    readyPath: '/readyz',
-    logFile: path.join(BENCH_DIR, 'logs', `app-${db.lawyers}.log`),
-  });
+  const removeCopy = () => {
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+  };
+  let child: Child;
+  try {
+    child = await spawnServer({
+      nodeArgs: [...extraNodeArgs, 'bin/consulta.js', 'serve'],
+      // Request logging stays on: one JSON line per request is part of the hot path measured.
+      // TRUST_PROXY: clients are told apart by X-Forwarded-For, as behind a proxy (addresses.ts).
+      env: { PORT: String(port), HOST, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', TRUST_PROXY: HOST },
+      port,
+      readyPath: '/readyz',
+      logFile: path.join(BENCH_DIR, 'logs', `app-${db.lawyers}.log`),
+    });
+  } catch (err) {
+    removeCopy();
+    throw err;
+  }
+  return { ...child, stop: () => child.stop().finally(removeCopy) };
 }
 
 async function startBaseline(captured: Capture): Promise<Child> {
@@ -170,10 +206,12 @@ function warn(label: string, m: Measurement, notes: string[]): void {
   }
 }
 
+/** Which code the figures belong to: the commit, marked when src/ has uncommitted changes. Read-only. */
 function gitDescribe(): string | null {
   try {
-    // Read-only: which commit the figures belong to (the working tree may hold uncommitted edits).
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', timeout: 5000 }).trim();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 5000 }).trim();
+    const dirty = git('status', '--porcelain', '--', 'src', 'bin') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted src/ changes' : ''}`;
   } catch {
     return null;
   }
@@ -207,9 +245,9 @@ async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
   const app = await startApp(db);
   let baseline: Child | undefined;
   return withServers([app], async () => {
-    const ids = await discoverLawyerIds(app.url, options.ids);
+    const ids = await discoverLawyerIds(app.url, options.ids, options.load.headers);
     const plan = scenarios.map((spec) => ({ spec, paths: spec.paths(ids) }));
-    const captured = await capture(app.url, plan.flatMap((p) => p.paths));
+    const captured = await capture(app.url, plan.flatMap((p) => p.paths), options.load.headers);
     baseline = await startBaseline(captured);
     return withServers([baseline], async () => {
       await verifyReplay(baseline!.url, captured);
@@ -250,7 +288,7 @@ async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
     const search: Array<{ name: string; path: string; m: Measurement }> = [];
     for (const spec of scenarios) {
       const paths = spec.paths([]);
-      await capture(app.url, paths);
+      await capture(app.url, paths, options.load.headers);
       const m = await leastDisturbed(options, async () => {
         await quiet(options, [app.pid]);
         const run = await measure({ url: app.url, pid: app.pid }, paths, options.load);
@@ -269,7 +307,7 @@ async function profileRun(options: Options, db: BenchDatabase): Promise<Record<s
   const out: Record<string, ProfileSummary> = {};
   const ids = await (async () => {
     const app = await startApp(db);
-    return withServers([app], () => discoverLawyerIds(app.url, options.ids));
+    return withServers([app], () => discoverLawyerIds(app.url, options.ids, options.load.headers));
   })();
   for (const spec of selected(options, SCENARIOS)) {
     const dir = path.join(BENCH_DIR, 'profiles', spec.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, ''));
@@ -279,7 +317,7 @@ async function profileRun(options: Options, db: BenchDatabase): Promise<Record<s
     const paths = spec.paths(ids);
     let m: Measurement;
     try {
-      await capture(app.url, paths);
+      await capture(app.url, paths, options.load.headers);
       m = await measure({ url: app.url, pid: app.pid }, paths, options.load);
     } finally {
       await app.stop();
@@ -314,7 +352,8 @@ async function main(): Promise<void> {
     platform: `${os.platform()} ${os.release()}`,
     clk_tck: clockTicksPerSecond(),
   };
-  process.stdout.write(`consulta bench — ${started.toISOString()} — ${machine.cores} × ${machine.cpu}, Node ${machine.node}, commit ${gitDescribe() ?? '?'}\n`);
+  const commit = gitDescribe();
+  process.stdout.write(`consulta bench — ${started.toISOString()} — ${machine.cores} × ${machine.cpu}, Node ${machine.node}, commit ${commit ?? '?'}\n`);
 
   const dbDir = path.join(BENCH_DIR, 'db');
   const mainDb = await benchDatabase(dbDir, options.lawyers, options.seed, options.reseed);
@@ -322,7 +361,7 @@ async function main(): Promise<void> {
   if (options.profile) {
     const profiles = await profileRun(options, mainDb);
     const file = path.join(BENCH_DIR, 'profile-summary.json');
-    fs.writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, lawyers: mainDb.lawyers, load: options.load, profiles }, null, 2)}\n`);
+    fs.writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), commit, machine, lawyers: mainDb.lawyers, load: options.load, profiles }, null, 2)}\n`);
     process.stdout.write(`\nwrote ${path.relative(ROOT, file)}\n`);
     return;
   }
@@ -390,9 +429,9 @@ async function main(): Promise<void> {
   const report = {
     date: started.toISOString(),
     finished: new Date().toISOString(),
-    commit: gitDescribe(),
+    commit,
     machine,
-    options: { ...options.load, quick: options.quick, only: options.only, ids: main.ids, seed: options.seed, quiet_wait_s: options.quietWaitMs / 1000, retries: options.retries },
+    options: { ...options.load, headers: Object.keys(options.load.headers ?? {}), quick: options.quick, only: options.only, ids: main.ids, seed: options.seed, quiet_wait_s: options.quietWaitMs / 1000, retries: options.retries },
     databases: [mainDb, ...scaleDbs.filter((d) => d !== mainDb)].map((d) => ({ lawyers: d.lawyers, seed: d.seed, reference_date: d.referenceDate, file: path.relative(ROOT, d.file), seeded_seconds: d.seededSeconds })),
     targets: { search: 0.3, lawyer: 0.4, reference: 0.7, scale_p50_ratio: SCALE_TARGET, rss_mb: RSS_TARGET_MB },
     scenarios: main.results,

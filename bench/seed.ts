@@ -21,7 +21,6 @@ interface SeedMeta {
 }
 
 export interface BenchDatabase {
-  url: string;
   file: string;
   lawyers: number;
   seed: number;
@@ -59,7 +58,7 @@ export async function benchDatabase(dir: string, lawyers: number, seed: number, 
     const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as SeedMeta;
     const ageDays = (Date.now() - Date.parse(meta.seeded_at)) / 86_400_000;
     if (meta.fingerprint === fingerprint && ageDays < MAX_AGE_DAYS && meta.lawyers === lawyers) {
-      return { url: `sqlite:${file}`, file, lawyers, seed, referenceDate: meta.reference_date, seededSeconds: null };
+      return { file, lawyers, seed, referenceDate: meta.reference_date, seededSeconds: null };
     }
   }
 
@@ -83,5 +82,5 @@ export async function benchDatabase(dir: string, lawyers: number, seed: number, 
   const meta: SeedMeta = { lawyers, seed, reference_date: referenceDate, fingerprint, seconds: result.seconds, seeded_at: new Date().toISOString() };
   fs.writeFileSync(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
   process.stdout.write(`${result.seconds.toFixed(1)} s\n`);
-  return { url: `sqlite:${file}`, file, lawyers, seed, referenceDate, seededSeconds: result.seconds };
+  return { file, lawyers, seed, referenceDate, seededSeconds: result.seconds };
 }

@@ -67,18 +67,6 @@ export const ERROR_CODES = {
     description: 'The lawyer, booking intent or route does not exist, or is not visible to the caller (lawyers that are not verified and publicly listed are never shown).',
     resolution: 'Check the identifier; search again to obtain current lawyer ids.',
   },
-  method_not_allowed: {
-    status: 405,
-    title: 'Method not allowed',
-    description: 'The route exists but does not accept this HTTP method. The `Allow` header lists the methods it does accept.',
-    resolution: 'Use one of the methods in `Allow`.',
-  },
-  not_acceptable: {
-    status: 406,
-    title: 'Not acceptable',
-    description: 'The `Accept` header asks for a media type this API cannot produce.',
-    resolution: 'Accept `application/json` (and `application/problem+json` for errors).',
-  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
