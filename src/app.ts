@@ -16,6 +16,8 @@ import { KeysService } from './domain/access/keys.service.ts';
 import { createRateLimitStore, type RateLimitStore } from './domain/access/rate-limit.ts';
 import { RequestLog } from './domain/access/request-log.ts';
 import { UsageService } from './domain/access/usage.service.ts';
+import { BookingService } from './domain/booking/booking.service.ts';
+import { IdempotencyService } from './domain/booking/idempotency.ts';
 import { DirectoryService } from './domain/directory/directory.service.ts';
 import { createFencer } from './domain/directory/fence.ts';
 import { DirectoryCache } from './domain/directory/reference.service.ts';
@@ -23,6 +25,7 @@ import { AJV_OPTIONS, addFormats } from './domain/validation.ts';
 import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
 import { registerAccess } from './http/plugins/access.ts';
 import { registerProblemHandlers } from './http/problem.ts';
+import { bookingRoutes } from './http/routes/booking.routes.ts';
 import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
 import { referenceRoutes } from './http/routes/reference.routes.ts';
@@ -51,6 +54,8 @@ export interface App {
     access: AccessService;
     requestLog: RequestLog;
     limiter: RateLimitStore;
+    booking: BookingService;
+    idempotency: IdempotencyService;
   };
 }
 
@@ -164,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       tags: [
         { name: 'Lawyers', description: 'The directory of verified lawyers' },
         { name: 'Reference', description: 'Reference data, cacheable for 24 hours' },
+        { name: 'Bookings', description: 'Booking intents: 15-minute holds confirmed and paid on the site' },
         { name: 'Account', description: 'The calling API key: description and usage' },
       ],
       components: {
@@ -179,6 +185,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const directoryCache = new DirectoryCache(database);
   const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
+  const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
+  const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency });
 
   await fastify.register(
     async (api) => {
@@ -192,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       await api.register(lawyerRoutes, { directory });
       await api.register(referenceRoutes, { directory });
+      await api.register(bookingRoutes, { booking });
       await api.register(keyRoutes, { usage: new UsageService({ database, clock, limiter }) });
       api.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
         reply.header('cache-control', 'public, max-age=300').send(fastify.swagger()),
@@ -200,12 +209,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: API_PREFIX },
   );
 
-  await fastify.register(siteRoutes, { config, database });
+  await fastify.register(siteRoutes, { config, database, booking });
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',
     uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
     staticCSP: false,
   });
 
-  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter } };
+  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency } };
 }

@@ -43,6 +43,14 @@ export interface Config {
    * on every request, it just refuses later. 1 in production.
    */
   readonly rateLimitMultiplier: number;
+  /** How long a booking intent holds its slot. */
+  readonly bookingIntentTtlSeconds: number;
+  /** How often the sweeper makes expiries durable. */
+  readonly sweepIntervalMs: number;
+  /** Pending (unexpired) intents one key may hold at once. */
+  readonly maxPendingIntentsPerKey: number;
+  /** How long an in-progress Idempotency-Key claim lasts before another process may take it over. */
+  readonly idempotencyLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +152,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),
     maxFailedAuthPerMinute: int(env, 'MAX_FAILED_AUTH_PER_MINUTE', 20, 1, 100_000),
     rateLimitMultiplier: int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 1_000_000),
+    bookingIntentTtlSeconds: int(env, 'BOOKING_INTENT_TTL_SECONDS', 900, 1, 86_400),
+    sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 5_000, 10, 3_600_000),
+    maxPendingIntentsPerKey: int(env, 'MAX_PENDING_INTENTS_PER_KEY', 50, 1, 100_000),
+    idempotencyLeaseSeconds: int(env, 'IDEMPOTENCY_LEASE_SECONDS', 30, 1, 3_600),
     ...overrides,
   };
   return Object.freeze(config);

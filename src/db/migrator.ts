@@ -3,12 +3,14 @@ import type { Database } from './database.ts';
 import * as m0001 from './migrations/0001-directory.ts';
 import * as m0002 from './migrations/0002-accounts.ts';
 import * as m0003 from './migrations/0003-request-log.ts';
+import * as m0004 from './migrations/0004-booking-intents.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
   '0001-directory': m0001,
   '0002-accounts': m0002,
   '0003-request-log': m0003,
+  '0004-booking-intents': m0004,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -205,6 +205,62 @@ export interface NotificationTable {
   emailed_at: string | null;
 }
 
+export interface BookingIntentTable {
+  id: string;
+  lawyer_id: string;
+  slot_date: string;
+  start_time: string;
+  end_time: string;
+  status: string;
+  key_id: string | null;
+  owner_type: string | null;
+  owner_id: string | null;
+  source: string | null;
+  agent_name: string | null;
+  confirmation_token: string;
+  client_ip: string;
+  expires_at: string;
+  confirmed_at: string | null;
+  confirmed_by_user_id: string | null;
+  expired_at: string | null;
+  created_at: string;
+}
+
+export interface IdempotencyKeyTable {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  state: string;
+  locked_until: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+  created_at: string;
+}
+
+export interface OutboxEventTable {
+  id: string;
+  type: string;
+  booking_intent_id: string;
+  key_id: string;
+  owner_type: string;
+  owner_id: string;
+  data: string;
+  created_at: string;
+  published_at: string | null;
+}
+
+export interface ConsultationTable {
+  id: string;
+  booking_intent_id: string;
+  user_id: string;
+  lawyer_id: string;
+  slot_date: string;
+  start_time: string;
+  end_time: string;
+  created_at: string;
+}
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -220,6 +276,10 @@ export interface DB {
   directory_state: DirectoryStateTable;
   request_log: RequestLogTable;
   usage_daily: UsageDailyTable;
+  booking_intents: BookingIntentTable;
+  idempotency_keys: IdempotencyKeyTable;
+  outbox_events: OutboxEventTable;
+  consultations: ConsultationTable;
   // -- access tables (0002-accounts) --
   users: UserTable;
   firms: FirmTable;

@@ -85,6 +85,12 @@ export const ERROR_CODES = {
     description: 'The action conflicts with the current state of the resource: it already exists, it was changed concurrently, or it would break an invariant (a firm always keeps at least one owner; a revoked key cannot be changed).',
     resolution: 'Read the resource again and decide; `detail` says what is in the way.',
   },
+  idempotency_key_in_use: {
+    status: 409,
+    title: 'Idempotency key in use',
+    description: 'A request with this `Idempotency-Key` is still being processed.',
+    resolution: 'Retry after the delay in `Retry-After`; you will then get the original result.',
+  },
   idempotency_key_reused: {
     status: 422,
     title: 'Idempotency key reused',

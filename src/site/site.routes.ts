@@ -3,16 +3,41 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 import { sendProblem } from '../http/problem.ts';
+import type { BookingService } from '../domain/booking/booking.service.ts';
 import { escapeHtml, page } from './html.ts';
 
 export interface SiteRoutesOptions {
   config: Config;
   database: Database;
+  booking: BookingService;
 }
 
 const hidden = { hide: true };
 
-export const siteRoutes: FastifyPluginAsync<SiteRoutesOptions> = async (app, { config, database }) => {
+export const siteRoutes: FastifyPluginAsync<SiteRoutesOptions> = async (app, { config, database, booking }) => {
+  app.get('/booking/test-mode', { schema: hidden }, async (_request, reply) => {
+    const body = `<h1>This was a test booking</h1>
+<p>The request was made with a <strong>test API key</strong> (<code>svc_test_…</code>). Every check ran — the lawyer, the slot and its availability — but <strong>nothing was held or stored, no lawyer was notified</strong>, and nothing can be confirmed or paid.</p>
+<p>Switch to a live key (<code>svc_…</code>) to create real booking intents; nothing else in your integration needs to change.</p>`;
+    return reply.type('text/html; charset=utf-8').send(page('Test mode', body));
+  });
+
+  app.get<{ Params: { token: string } }>('/confirm/:token', { schema: hidden }, async (request, reply) => {
+    const intent = /^[A-Za-z0-9_-]{20,64}$/.test(request.params.token) ? await booking.findByConfirmationToken(request.params.token) : undefined;
+    // Confirmation links are capabilities: never index them, never leak them onwards.
+    reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
+    if (!intent) {
+      return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', '<h1>This confirmation link is not valid</h1><p>Check the link, or ask your assistant to find another slot.</p>'));
+    }
+    const expired = intent.status === 'expired' || (intent.status === 'pending' && intent.expires_at <= new Date().toISOString());
+    const state = intent.status === 'confirmed' ? 'This consultation is confirmed.' : expired ? 'This hold has expired; the slot was released. Ask for another slot.' : `This slot is held for you until ${escapeHtml(intent.expires_at)}.`;
+    const body = `<h1>Your consultation</h1>
+<p>${escapeHtml(intent.slot_date)}, ${escapeHtml(intent.start_time.slice(0, 5))}–${escapeHtml(intent.end_time.slice(0, 5))} (the lawyer's local time).</p>
+<p><strong>${state}</strong></p>
+${intent.status === 'pending' && !expired ? '<p>Sign in to confirm and pay. (Sign-in and payment are being built.)</p>' : ''}`;
+    return reply.type('text/html; charset=utf-8').send(page('Confirm your consultation', body));
+  });
+
   app.get('/healthz', { schema: hidden }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: hidden }, async (_request, reply) => {

@@ -1,0 +1,142 @@
+/**
+ * Booking intents, slot holds, consultations and the event outbox. The double-booking guarantee
+ * is the primary key of slot_holds: a hold is inserted with ON CONFLICT DO NOTHING and whoever
+ * gets zero rows lost, on SQLite and PostgreSQL alike, in one process or many.
+ */
+import type { DialectName } from '../database.ts';
+import type { BookingIntentTable, ConsultationTable, OutboxEventTable, SlotHoldTable } from '../schema.ts';
+import type { Executor } from './types.ts';
+
+/** Removes a pending intent's hold on this slot if that intent has expired (its slot is free again). */
+export async function deleteLapsedHold(db: Executor, lawyerId: string, date: string, startTime: string, nowIso: string): Promise<void> {
+  await db
+    .deleteFrom('slot_holds')
+    .where('lawyer_id', '=', lawyerId)
+    .where('slot_date', '=', date)
+    .where('start_time', '=', startTime)
+    .where('status', '=', 'held')
+    .where('expires_at', '<=', nowIso)
+    .execute();
+}
+
+/** Inserts a hold unless the slot is already occupied; true when this call got it. */
+export async function tryInsertHold(db: Executor, hold: SlotHoldTable): Promise<boolean> {
+  const result = await db
+    .insertInto('slot_holds')
+    .values(hold)
+    .onConflict((oc) => oc.columns(['lawyer_id', 'slot_date', 'start_time']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export async function insertIntent(db: Executor, row: BookingIntentTable): Promise<void> {
+  await db.insertInto('booking_intents').values(row).execute();
+}
+
+/** Serialises intent creation per key (a no-op write takes the row lock / the write lock). */
+export async function lockKeyForIntents(db: Executor, keyId: string): Promise<void> {
+  await db.updateTable('api_keys').set((eb) => ({ id: eb.ref('id') })).where('id', '=', keyId).execute();
+}
+
+/** Pending intents of a key that have not expired at `nowIso`, and the earliest expiry among them. */
+export async function pendingIntentsOfKey(db: Executor, keyId: string, nowIso: string): Promise<{ count: number; firstExpiry: string | null }> {
+  const row = await db
+    .selectFrom('booking_intents')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
+    .where('key_id', '=', keyId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', nowIso)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), firstExpiry: (row.first as string | null) ?? null };
+}
+
+export function findIntentOfKey(db: Executor, id: string, keyId: string): Promise<BookingIntentTable | undefined> {
+  return db.selectFrom('booking_intents').selectAll().where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
+}
+
+export function findIntentByToken(db: Executor, token: string): Promise<BookingIntentTable | undefined> {
+  return db.selectFrom('booking_intents').selectAll().where('confirmation_token', '=', token).executeTakeFirst();
+}
+
+/**
+ * Marks up to `limit` due pending intents expired and returns them. The status guard makes the
+ * transition happen once; on PostgreSQL SKIP LOCKED lets several sweepers share the work.
+ */
+export function expireDueIntents(db: Executor, dialect: DialectName, nowIso: string, limit: number): Promise<BookingIntentTable[]> {
+  let due = db
+    .selectFrom('booking_intents')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', nowIso)
+    .orderBy('expires_at')
+    .limit(limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('booking_intents')
+    .set({ status: 'expired', expired_at: nowIso })
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .execute();
+}
+
+/** Expires one intent if it is pending and due; returns it when this call made the change. */
+export function expireIntent(db: Executor, id: string, nowIso: string): Promise<BookingIntentTable | undefined> {
+  return db
+    .updateTable('booking_intents')
+    .set({ status: 'expired', expired_at: nowIso })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '<=', nowIso)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function releaseHolds(db: Executor, intentIds: string[]): Promise<void> {
+  if (intentIds.length === 0) return;
+  await db.deleteFrom('slot_holds').where('booking_intent_id', 'in', intentIds).where('status', '=', 'held').execute();
+}
+
+/** pending → confirmed, only before expiry; returns the row when this call confirmed it. */
+export function confirmPendingIntent(db: Executor, id: string, nowIso: string, userId: string): Promise<BookingIntentTable | undefined> {
+  return db
+    .updateTable('booking_intents')
+    .set({ status: 'confirmed', confirmed_at: nowIso, confirmed_by_user_id: userId })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', nowIso)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Turns an intent's hold into a booking for good. */
+export async function bookHeldSlot(db: Executor, intentId: string): Promise<number> {
+  const result = await db
+    .updateTable('slot_holds')
+    .set({ status: 'booked', expires_at: null })
+    .where('booking_intent_id', '=', intentId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function insertConsultation(db: Executor, row: ConsultationTable): Promise<void> {
+  await db.insertInto('consultations').values(row).execute();
+}
+
+export async function incrementTotalBookings(db: Executor, lawyerId: string): Promise<void> {
+  await db
+    .updateTable('lawyers')
+    .set((eb) => ({ total_bookings: eb(eb.fn.coalesce('total_bookings', eb.val(0)), '+', 1) }))
+    .where('id', '=', lawyerId)
+    .execute();
+}
+
+/** Records events; an event already recorded for the same intent and type is not duplicated. */
+export async function insertOutboxEvents(db: Executor, events: OutboxEventTable[]): Promise<void> {
+  if (events.length === 0) return;
+  await db.insertInto('outbox_events').values(events).onConflict((oc) => oc.columns(['booking_intent_id', 'type']).doNothing()).execute();
+}
+
+export function listOutboxEvents(db: Executor, intentId: string): Promise<OutboxEventTable[]> {
+  return db.selectFrom('outbox_events').selectAll().where('booking_intent_id', '=', intentId).orderBy('created_at').execute();
+}

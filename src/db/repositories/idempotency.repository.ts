@@ -1,0 +1,59 @@
+/** Idempotency-Key records (scope + key → fingerprint and stored outcome). */
+import type { IdempotencyKeyTable } from '../schema.ts';
+import type { Executor } from './types.ts';
+
+/** Creates the in-progress claim; false when a record for (scope, key) exists. */
+export async function tryClaimIdempotencyKey(db: Executor, row: IdempotencyKeyTable): Promise<boolean> {
+  const result = await db
+    .insertInto('idempotency_keys')
+    .values(row)
+    .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export function findIdempotencyKey(db: Executor, scope: string, key: string): Promise<IdempotencyKeyTable | undefined> {
+  return db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
+}
+
+/** Takes over a claim whose lease lapsed (its process died); true when this call got it. */
+export async function takeOverLapsedClaim(db: Executor, scope: string, key: string, nowIso: string, lockedUntil: string): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ locked_until: lockedUntil })
+    .where('scope', '=', scope)
+    .where('key', '=', key)
+    .where('state', '=', 'in_progress')
+    .where('locked_until', '<=', nowIso)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function completeIdempotencyKey(
+  db: Executor,
+  scope: string,
+  key: string,
+  outcome: { status: number; body: string; headers: string },
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'completed', locked_until: null, response_status: outcome.status, response_body: outcome.body, response_headers: outcome.headers })
+    .where('scope', '=', scope)
+    .where('key', '=', key)
+    .execute();
+}
+
+/** Drops a claim whose outcome is not stored (validation, auth, limits, server errors). */
+export async function deleteIdempotencyClaim(db: Executor, scope: string, key: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('state', '=', 'in_progress').execute();
+}
+
+/** Deletes the record of (scope, key) if it was created before `beforeIso` (past the replay window). */
+export async function deleteStaleIdempotencyKey(db: Executor, scope: string, key: string, beforeIso: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '<', beforeIso).execute();
+}
+
+export async function purgeIdempotencyKeysBefore(db: Executor, beforeIso: string): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', beforeIso).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,354 @@
+/**
+ * Booking intents: the 15-minute hold of a free slot while the user confirms and pays on the
+ * site. Every booking rule lives here.
+ *
+ * - A slot can be requested only if it is one of the lawyer's generated slots, starts beyond
+ *   the lead time, and is not occupied. The occupancy check is the slot_holds primary key, not a
+ *   read: of any number of concurrent requests exactly one inserts the hold.
+ * - Test keys run every check and store nothing.
+ * - State changes (pending → confirmed / expired) write their outbox event in the same
+ *   transaction, for intents created with a live key.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
+import {
+  bookHeldSlot,
+  confirmPendingIntent,
+  deleteLapsedHold,
+  expireDueIntents,
+  expireIntent,
+  findIntentByToken,
+  findIntentOfKey,
+  incrementTotalBookings,
+  insertConsultation,
+  insertIntent,
+  insertOutboxEvents,
+  lockKeyForIntents,
+  pendingIntentsOfKey,
+  releaseHolds,
+  tryInsertHold,
+} from '../../db/repositories/booking.repository.ts';
+import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
+import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
+import { listDateExceptions, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
+import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
+import type { Executor } from '../../db/repositories/types.ts';
+import type { BookingIntent, InitiateBody, InitiateResponse } from '../../contract/booking.ts';
+import type { Caller } from '../access/access.service.ts';
+import type { DirectoryCache } from '../directory/reference.service.ts';
+import { isBookable, slotsOnDate, type DateException, type GeneratedSlot } from '../directory/slots.ts';
+import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { DomainError, notFound } from '../errors.ts';
+import { fingerprint, type IdempotencyService, type StoredOutcome } from './idempotency.ts';
+
+export const SLOT_UNAVAILABLE_BODY = JSON.stringify({
+  code: 'slot_unavailable',
+  message: 'This slot cannot be booked. Choose another one from the lawyer\'s availability.',
+});
+
+export interface InitiateOutcome extends StoredOutcome {
+  replayed: boolean;
+}
+
+export type ConfirmOutcome =
+  | { outcome: 'confirmed'; intent: BookingIntentTable }
+  | { outcome: 'already_confirmed'; intent: BookingIntentTable }
+  | { outcome: 'expired'; intent: BookingIntentTable };
+
+export interface BookingServiceDeps {
+  database: Database;
+  clock: Clock;
+  config: Pick<Config, 'siteUrl' | 'baseUrl' | 'minLeadTimeMinutes' | 'bookingIntentTtlSeconds' | 'maxPendingIntentsPerKey'>;
+  cache: DirectoryCache;
+  idempotency: IdempotencyService;
+}
+
+interface Idem {
+  scope: string;
+  key: string;
+}
+
+export class BookingService {
+  constructor(private readonly deps: BookingServiceDeps) {}
+
+  /** POST /bookings/initiate. `body` is schema-valid. */
+  async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined): Promise<InitiateOutcome> {
+    if (idempotencyKey === undefined) return { ...(await this.execute(caller, body, null)), replayed: false };
+    const scope = caller.kind === 'key' ? `key:${caller.key.id}` : `ip:${caller.ip}`;
+    const claim = await this.deps.idempotency.claim(scope, idempotencyKey, fingerprint('POST', '/bookings/initiate', body));
+    if (claim.kind === 'replay') return { ...claim.outcome, replayed: true };
+    try {
+      return { ...(await this.execute(caller, body, { scope, key: idempotencyKey })), replayed: false };
+    } catch (err) {
+      // Only 201 and the slot 404 are stored; anything else leaves the key free for a retry.
+      await this.deps.idempotency.release(scope, idempotencyKey).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** GET /booking-intents/{id}: only the calling key's intents; expiry exact on read. */
+  async getIntent(keyId: string, intentId: string): Promise<BookingIntent> {
+    const row = await findIntentOfKey(this.deps.database.db, intentId, keyId);
+    if (!row) throw notFound('No booking intent with this id was created with this API key.');
+    const lawyer = await findPublicLawyer(this.deps.database.db, row.lawyer_id);
+    return this.intentView(row, lawyer?.timezone ?? 'Europe/Madrid');
+  }
+
+  /** The intent behind a confirmation token (for the site's confirmation page). */
+  findByConfirmationToken(token: string): Promise<BookingIntentTable | undefined> {
+    return findIntentByToken(this.deps.database.db, token);
+  }
+
+  /**
+   * Confirms by the token of the confirmation_url, for a signed-in user, before expiry:
+   * pending → confirmed, the slot booked for good, the consultation recorded, the event written.
+   */
+  async confirm(token: string, userId: string): Promise<ConfirmOutcome> {
+    const nowIso = this.deps.clock.now().toISOString();
+    return this.deps.database.db.transaction().execute(async (trx) => {
+      const intent = await findIntentByToken(trx, token);
+      if (!intent) throw notFound('No booking intent has this confirmation link.');
+      if (intent.status === 'confirmed') return { outcome: 'already_confirmed', intent };
+      if (intent.status === 'expired' || intent.expires_at <= nowIso) {
+        const expired = await expireIntent(trx, intent.id, nowIso);
+        if (expired) await this.afterExpiry(trx, [expired], nowIso);
+        return { outcome: 'expired', intent: expired ?? intent };
+      }
+      const confirmed = await confirmPendingIntent(trx, intent.id, nowIso, userId);
+      if (!confirmed) {
+        // Lost a race with the sweeper or another confirmation: report what happened.
+        const now = await findIntentByToken(trx, token);
+        return now?.status === 'confirmed' ? { outcome: 'already_confirmed', intent: now } : { outcome: 'expired', intent: now ?? intent };
+      }
+      if ((await bookHeldSlot(trx, confirmed.id)) !== 1) throw new Error(`intent ${confirmed.id} had no hold to book`);
+      await insertConsultation(trx, {
+        id: randomUUID(),
+        booking_intent_id: confirmed.id,
+        user_id: userId,
+        lawyer_id: confirmed.lawyer_id,
+        slot_date: confirmed.slot_date,
+        start_time: confirmed.start_time,
+        end_time: confirmed.end_time,
+        created_at: nowIso,
+      });
+      await incrementTotalBookings(trx, confirmed.lawyer_id);
+      await insertOutboxEvents(trx, this.events([confirmed], 'booking_intent.confirmed', nowIso));
+      return { outcome: 'confirmed', intent: confirmed };
+    });
+  }
+
+  /** Makes due expiries durable: releases holds and records booking_intent.expired once. */
+  async expireDue(batch = 200): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const nowIso = this.deps.clock.now().toISOString();
+      const expired = await this.deps.database.db.transaction().execute(async (trx) => {
+        const rows = await expireDueIntents(trx, this.deps.database.dialect, nowIso, batch);
+        await this.afterExpiry(trx, rows, nowIso);
+        return rows.length;
+      });
+      total += expired;
+      if (expired < batch) return total;
+    }
+  }
+
+  private async afterExpiry(trx: Executor, rows: BookingIntentTable[], nowIso: string): Promise<void> {
+    await releaseHolds(trx, rows.map((r) => r.id));
+    await insertOutboxEvents(trx, this.events(rows, 'booking_intent.expired', nowIso));
+  }
+
+  /** Outbox events for intents created with a (live) key; anonymous intents notify nobody. */
+  private events(rows: BookingIntentTable[], type: string, nowIso: string): OutboxEventTable[] {
+    return rows
+      .filter((r) => r.key_id !== null && r.owner_type !== null && r.owner_id !== null)
+      .map((r) => ({
+        id: `evt_${randomUUID().replaceAll('-', '')}`,
+        type,
+        booking_intent_id: r.id,
+        key_id: r.key_id!,
+        owner_type: r.owner_type!,
+        owner_id: r.owner_id!,
+        data: JSON.stringify({
+          booking_intent_id: r.id,
+          status: r.status,
+          lawyer_id: r.lawyer_id,
+          slot: { date: r.slot_date, start_time: r.start_time, end_time: r.end_time },
+          ...(r.confirmed_at ? { confirmed_at: r.confirmed_at } : {}),
+        }),
+        created_at: nowIso,
+        published_at: null,
+      }));
+  }
+
+  private async execute(caller: Caller, body: InitiateBody, idem: Idem | null): Promise<StoredOutcome> {
+    const db = this.deps.database.db;
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const unavailable = async (trx: Executor): Promise<StoredOutcome> => {
+      const outcome = { status: 404, body: SLOT_UNAVAILABLE_BODY, headers: {} };
+      if (idem) await completeIdempotencyKey(trx, idem.scope, idem.key, { ...outcome, headers: '{}' });
+      return outcome;
+    };
+
+    const lawyer = await findPublicLawyer(db, body.lawyer_id);
+    if (!lawyer) return unavailable(db);
+    const slot = await this.requestableSlot(body, lawyer.timezone, now.getTime());
+    if (!slot) return unavailable(db);
+
+    const ref = await this.deps.cache.current();
+    const expiresAt = new Date(now.getTime() + this.deps.config.bookingIntentTtlSeconds * 1000).toISOString();
+    const isTest = caller.kind === 'key' && caller.key.mode === 'test';
+    const id = isTest ? null : randomUUID();
+    const token = isTest ? null : randomBytes(24).toString('base64url');
+    const response: InitiateResponse = {
+      booking_intent_id: id,
+      ...(isTest ? { test: true as const } : {}),
+      confirmation_url: token ? `${this.deps.config.siteUrl}/confirm/${token}` : `${this.deps.config.siteUrl}/booking/test-mode`,
+      expires_at: expiresAt,
+      slot: {
+        date: slot.date,
+        start_time: slot.start_time,
+        end_time: slot.end_time,
+        timezone: lawyer.timezone,
+        starts_at: formatInZone(slot.startsAtMs, lawyer.timezone),
+        ends_at: formatInZone(slot.endsAtMs, lawyer.timezone),
+      },
+      lawyer: {
+        id: lawyer.id,
+        name: lawyer.name,
+        city: ref.cityBySlug.get(lawyer.city_slug)?.name ?? lawyer.city_slug,
+        consultation_fee_cents: lawyer.consultation_fee_cents,
+        currency: 'EUR',
+        platform_commission_percent: lawyer.platform_commission_percent,
+        profile_url: `${this.deps.config.siteUrl}/lawyers/${lawyer.id}`,
+      },
+      message: isTest
+        ? 'Test mode: every check passed, but nothing was held or stored and nobody was notified. The confirmation_url explains test mode.'
+        : `The slot is held until ${expiresAt} (${Math.round(this.deps.config.bookingIntentTtlSeconds / 60)} minutes). Send the user to confirmation_url to sign in, confirm and pay there; the booking is final only then.`,
+    };
+    const headers: Record<string, string> = id && caller.kind === 'key' ? { location: `${this.deps.config.baseUrl}/booking-intents/${id}` } : {};
+    const created: StoredOutcome = { status: 201, body: JSON.stringify(response), headers };
+
+    if (isTest) {
+      // Test keys run every check, availability included, and hold nothing. The slot must be free now.
+      const occupied = await this.isOccupied(body, nowIso);
+      const outcome = occupied ? { status: 404, body: SLOT_UNAVAILABLE_BODY, headers: {} } : created;
+      if (idem) await completeIdempotencyKey(db, idem.scope, idem.key, { ...outcome, headers: JSON.stringify(outcome.headers) });
+      return outcome;
+    }
+
+    return db.transaction().execute(async (trx) => {
+      if (caller.kind === 'key') {
+        await lockKeyForIntents(trx, caller.key.id);
+        const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso);
+        if (pending.count >= this.deps.config.maxPendingIntentsPerKey) {
+          const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
+          throw new DomainError(
+            'rate_limited',
+            `This API key already holds ${pending.count} pending booking intents, the most allowed at once (${this.deps.config.maxPendingIntentsPerKey}). Wait for users to confirm or for intents to expire.`,
+            undefined,
+            { 'retry-after': String(retryAfter) },
+          );
+        }
+      }
+      await deleteLapsedHold(trx, lawyer.id, slot.date, slot.start_time, nowIso);
+      const held = await tryInsertHold(trx, {
+        lawyer_id: lawyer.id,
+        slot_date: slot.date,
+        start_time: slot.start_time,
+        end_time: slot.end_time,
+        status: 'held',
+        booking_intent_id: id,
+        expires_at: expiresAt,
+        created_at: nowIso,
+      });
+      if (!held) return unavailable(trx);
+      const key = caller.kind === 'key' ? caller.key : null;
+      await insertIntent(trx, {
+        id: id!,
+        lawyer_id: lawyer.id,
+        slot_date: slot.date,
+        start_time: slot.start_time,
+        end_time: slot.end_time,
+        status: 'pending',
+        key_id: key?.id ?? null,
+        owner_type: key ? key.owner.type : null,
+        owner_id: key ? (key.owner.type === 'user' ? key.owner.userId : key.owner.firmId) : null,
+        source: body.source ?? null,
+        agent_name: body.agent_name ?? null,
+        confirmation_token: token!,
+        client_ip: caller.ip,
+        expires_at: expiresAt,
+        confirmed_at: null,
+        confirmed_by_user_id: null,
+        expired_at: null,
+        created_at: nowIso,
+      });
+      // The stored outcome commits with the intent: a crash can never leave one without the other.
+      if (idem) await completeIdempotencyKey(trx, idem.scope, idem.key, { ...created, headers: JSON.stringify(headers) });
+      return created;
+    });
+  }
+
+  /** The generated slot matching the request exactly, if it is bookable now (holds aside). */
+  private async requestableSlot(body: InitiateBody, timezone: string, nowMs: number): Promise<GeneratedSlot | null> {
+    const db = this.deps.database.db;
+    const [weekly, exceptions] = await Promise.all([
+      listWeeklyHours(db, [body.lawyer_id]),
+      listDateExceptions(db, [body.lawyer_id], body.date, body.date),
+    ]);
+    const schedule = {
+      timezone,
+      weekly,
+      exceptions: new Map<string, DateException[]>(exceptions.length > 0 ? [[body.date, exceptions]] : []),
+      busy: new Set<string>(),
+    };
+    const slot = slotsOnDate(schedule, body.date).find((s) => s.start_time === body.start_time && s.end_time === body.end_time);
+    if (!slot) return null;
+    return isBookable(schedule, slot, { nowMs, minLeadTimeMs: this.deps.config.minLeadTimeMinutes * 60_000 }) ? slot : null;
+  }
+
+  private async isOccupied(body: InitiateBody, nowIso: string): Promise<boolean> {
+    const row = await this.deps.database.db
+      .selectFrom('slot_holds')
+      .select('status')
+      .where('lawyer_id', '=', body.lawyer_id)
+      .where('slot_date', '=', body.date)
+      .where('start_time', '=', body.start_time)
+      .where((eb) => eb.or([eb('status', '=', 'booked'), eb('expires_at', '>', nowIso)]))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private intentView(row: BookingIntentTable, timezone: string): BookingIntent {
+    const nowIso = this.deps.clock.now().toISOString();
+    const status = row.status === 'pending' && row.expires_at <= nowIso ? 'expired' : (row.status as BookingIntent['status']);
+    return {
+      booking_intent_id: row.id,
+      status,
+      slot: this.slotRef(row, timezone),
+      expires_at: row.expires_at,
+      confirmed_at: row.confirmed_at,
+      created_at: row.created_at,
+      confirmation_url: `${this.deps.config.siteUrl}/confirm/${row.confirmation_token}`,
+      lawyer_id: row.lawyer_id,
+    };
+  }
+
+  private slotRef(row: Pick<BookingIntentTable, 'slot_date' | 'start_time' | 'end_time'>, timezone: string): BookingIntent['slot'] {
+    return {
+      date: row.slot_date,
+      start_time: row.start_time,
+      end_time: row.end_time,
+      timezone,
+      starts_at: formatInZone(zoned(row.slot_date, row.start_time, timezone), timezone),
+      ends_at: formatInZone(zoned(row.slot_date, row.end_time, timezone), timezone),
+    };
+  }
+}
+
+function zoned(date: string, time: string, timezone: string): number {
+  return zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
+}
