@@ -29,6 +29,7 @@ import { bookingRoutes } from './http/routes/booking.routes.ts';
 import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
 import { referenceRoutes } from './http/routes/reference.routes.ts';
+import { lawyerPages } from './site/lawyer.pages.ts';
 import { siteRoutes } from './site/site.routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -210,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   await fastify.register(siteRoutes, { config, database, booking });
+  await fastify.register(lawyerPages, { directory });
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',
     uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },

@@ -84,7 +84,11 @@ export class DirectoryService {
     };
   }
 
-  async getProfile(lawyerId: string): Promise<LawyerProfile> {
+  /**
+   * A public profile. `fenced` (the default, for API and MCP consumers) wraps the bio as
+   * untrusted text; the site shows it to people as plain escaped text instead.
+   */
+  async getProfile(lawyerId: string, options: { fenced?: boolean } = {}): Promise<LawyerProfile> {
     const db = this.deps.database.db;
     const [row, ref] = await Promise.all([findPublicLawyer(db, lawyerId), this.deps.cache.current()]);
     if (!row) throw notFound(NOT_FOUND_DETAIL);
@@ -92,7 +96,7 @@ export class DirectoryService {
     return {
       ...this.summary(row, ref, next.get(row.id) ?? null),
       timezone: row.timezone,
-      bio: this.deps.fencer.fence(row.bio, 'lawyer_bio'),
+      bio: options.fenced === false ? row.bio : this.deps.fencer.fence(row.bio, 'lawyer_bio'),
       bar_memberships: bars.map((b) => ({ bar_name: b.bar_name, verified: b.verified === 1 })),
     };
   }
