@@ -21,7 +21,7 @@ import { IdempotencyService } from './domain/booking/idempotency.ts';
 import { DirectoryService } from './domain/directory/directory.service.ts';
 import { createFencer } from './domain/directory/fence.ts';
 import { DirectoryCache } from './domain/directory/reference.service.ts';
-import { AJV_OPTIONS, addFormats } from './domain/validation.ts';
+import { createAjv } from './domain/validation.ts';
 import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
 import { registerAccess } from './http/plugins/access.ts';
 import { registerProblemHandlers } from './http/problem.ts';
@@ -106,9 +106,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: config.trustProxy as string[] | false,
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
-    ajv: { customOptions: AJV_OPTIONS, plugins: [addFormats as never] },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are JSON only: a JSON text labelled text/plain is a 415, not a string to validate.
+  fastify.removeContentTypeParser('text/plain');
+  // Query strings, params and headers are text and are coerced (`limit=5` → 5); bodies are JSON
+  // and are not (`"agent_name": 12345` is an error, not "12345").
+  const textAjv = createAjv({ strict: false });
+  const bodyAjv = createAjv({ strict: false, coerceTypes: false });
+  fastify.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 
   const securityHeaders = config.siteUrl.startsWith('https:')
     ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' }
@@ -210,7 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: API_PREFIX },
   );
 
-  await fastify.register(siteRoutes, { config, database, booking });
+  await fastify.register(siteRoutes, { config, database, booking, clock });
   await fastify.register(lawyerPages, { directory });
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
@@ -10,11 +11,12 @@ export interface SiteRoutesOptions {
   config: Config;
   database: Database;
   booking: BookingService;
+  clock: Clock;
 }
 
 const hidden = { hide: true };
 
-export const siteRoutes: FastifyPluginAsync<SiteRoutesOptions> = async (app, { config, database, booking }) => {
+export const siteRoutes: FastifyPluginAsync<SiteRoutesOptions> = async (app, { config, database, booking, clock }) => {
   app.get('/booking/test-mode', { schema: hidden }, async (_request, reply) => {
     const body = `<h1>This was a test booking</h1>
 <p>The request was made with a <strong>test API key</strong> (<code>svc_test_…</code>). Every check ran — the lawyer, the slot and its availability — but <strong>nothing was held or stored, no lawyer was notified</strong>, and nothing can be confirmed or paid.</p>
@@ -29,7 +31,7 @@ export const siteRoutes: FastifyPluginAsync<SiteRoutesOptions> = async (app, { c
     if (!intent) {
       return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', '<h1>This confirmation link is not valid</h1><p>Check the link, or ask your assistant to find another slot.</p>'));
     }
-    const expired = intent.status === 'expired' || (intent.status === 'pending' && intent.expires_at <= new Date().toISOString());
+    const expired = intent.status === 'expired' || (intent.status === 'pending' && intent.expires_at <= clock.now().toISOString());
     const state = intent.status === 'confirmed' ? 'This consultation is confirmed.' : expired ? 'This hold has expired; the slot was released. Ask for another slot.' : `This slot is held for you until ${escapeHtml(intent.expires_at)}.`;
     const body = `<h1>Your consultation</h1>
 <p>${escapeHtml(intent.slot_date)}, ${escapeHtml(intent.start_time.slice(0, 5))}–${escapeHtml(intent.end_time.slice(0, 5))} (the lawyer's local time).</p>

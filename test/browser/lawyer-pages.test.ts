@@ -37,7 +37,7 @@ describe('lawyer pages (profile_url and booking_url) in a real browser', { skip:
     assert.equal(await page.locator('h1').innerText(), 'Nadia El Amrani');
     const bio = await page.locator('.bio').innerText();
     assert.ok(bio.includes('<script>window.__pwned = 1</script>'), 'the markup shows as text');
-    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran');
     assert.equal(await page.locator('.bio img').count(), 0);
     assert.match(await page.locator('main').innerText(), /Almería/);
     await page.click('text=See times');

@@ -51,7 +51,7 @@ export async function pendingIntentsOfKey(db: Executor, keyId: string, nowIso: s
 }
 
 export function findIntentOfKey(db: Executor, id: string, keyId: string): Promise<BookingIntentTable | undefined> {
-  return db.selectFrom('booking_intents').selectAll().where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
+  return db.selectFrom('booking_intents').selectAll().where('id', '=', id.toLowerCase()).where('key_id', '=', keyId).executeTakeFirst();
 }
 
 export function findIntentByToken(db: Executor, token: string): Promise<BookingIntentTable | undefined> {

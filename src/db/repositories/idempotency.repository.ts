@@ -29,18 +29,24 @@ export async function takeOverLapsedClaim(db: Executor, scope: string, key: stri
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Stores the outcome of an in-progress claim; false when the claim is no longer in progress
+ * (another request, which took over a lapsed lease, completed it first).
+ */
 export async function completeIdempotencyKey(
   db: Executor,
   scope: string,
   key: string,
   outcome: { status: number; body: string; headers: string },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('idempotency_keys')
     .set({ state: 'completed', locked_until: null, response_status: outcome.status, response_body: outcome.body, response_headers: outcome.headers })
     .where('scope', '=', scope)
     .where('key', '=', key)
-    .execute();
+    .where('state', '=', 'in_progress')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Drops a claim whose outcome is not stored (validation, auth, limits, server errors). */

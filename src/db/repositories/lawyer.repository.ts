@@ -124,7 +124,8 @@ export function findPublicLawyer(db: Executor, id: string): Promise<LawyerProfil
   return db
     .selectFrom('lawyers')
     .select([...SUMMARY_COLUMNS, 'bio', 'review_count'])
-    .where('id', '=', id)
+    // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
+    .where('id', '=', id.toLowerCase())
     .where('verified', '=', 1)
     .where('listed', '=', 1)
     .executeTakeFirst();

@@ -70,6 +70,19 @@ interface Idem {
   key: string;
 }
 
+/**
+ * Thrown inside the booking transaction when the Idempotency-Key claim was completed by another
+ * request meanwhile (this one outlived its lease): the transaction rolls back and the caller gets
+ * the stored outcome, so one key never ends with two different answers.
+ */
+class IdempotencyClaimLost extends Error {}
+
+async function complete(db: Executor, idem: Idem | null, outcome: StoredOutcome): Promise<void> {
+  if (!idem) return;
+  const stored = await completeIdempotencyKey(db, idem.scope, idem.key, { status: outcome.status, body: outcome.body, headers: JSON.stringify(outcome.headers) });
+  if (!stored) throw new IdempotencyClaimLost();
+}
+
 export class BookingService {
   constructor(private readonly deps: BookingServiceDeps) {}
 
@@ -77,11 +90,18 @@ export class BookingService {
   async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined): Promise<InitiateOutcome> {
     if (idempotencyKey === undefined) return { ...(await this.execute(caller, body, null)), replayed: false };
     const scope = caller.kind === 'key' ? `key:${caller.key.id}` : `ip:${caller.ip}`;
-    const claim = await this.deps.idempotency.claim(scope, idempotencyKey, fingerprint('POST', '/bookings/initiate', body));
+    const print = fingerprint('POST', '/bookings/initiate', body);
+    const claim = await this.deps.idempotency.claim(scope, idempotencyKey, print);
     if (claim.kind === 'replay') return { ...claim.outcome, replayed: true };
     try {
       return { ...(await this.execute(caller, body, { scope, key: idempotencyKey })), replayed: false };
     } catch (err) {
+      if (err instanceof IdempotencyClaimLost) {
+        const stored = await this.deps.idempotency.claim(scope, idempotencyKey, print);
+        if (stored.kind === 'replay') return { ...stored.outcome, replayed: true };
+        await this.deps.idempotency.release(scope, idempotencyKey).catch(() => {});
+        throw new DomainError('idempotency_key_in_use', 'This Idempotency-Key is contended; retry shortly.', undefined, { 'retry-after': '1' });
+      }
       // Only 201 and the slot 404 are stored; anything else leaves the key free for a retry.
       await this.deps.idempotency.release(scope, idempotencyKey).catch(() => {});
       throw err;
@@ -182,13 +202,15 @@ export class BookingService {
       }));
   }
 
-  private async execute(caller: Caller, body: InitiateBody, idem: Idem | null): Promise<StoredOutcome> {
+  private async execute(caller: Caller, requested: InitiateBody, idem: Idem | null): Promise<StoredOutcome> {
+    // UUIDs are case-insensitive; the directory stores them in lower case.
+    const body = { ...requested, lawyer_id: requested.lawyer_id.toLowerCase() };
     const db = this.deps.database.db;
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const unavailable = async (trx: Executor): Promise<StoredOutcome> => {
       const outcome = { status: 404, body: SLOT_UNAVAILABLE_BODY, headers: {} };
-      if (idem) await completeIdempotencyKey(trx, idem.scope, idem.key, { ...outcome, headers: '{}' });
+      await complete(trx, idem, outcome);
       return outcome;
     };
 
@@ -235,7 +257,7 @@ export class BookingService {
       // Test keys run every check, availability included, and hold nothing. The slot must be free now.
       const occupied = await this.isOccupied(body, nowIso);
       const outcome = occupied ? { status: 404, body: SLOT_UNAVAILABLE_BODY, headers: {} } : created;
-      if (idem) await completeIdempotencyKey(db, idem.scope, idem.key, { ...outcome, headers: JSON.stringify(outcome.headers) });
+      await complete(db, idem, outcome);
       return outcome;
     }
 
@@ -287,7 +309,7 @@ export class BookingService {
         created_at: nowIso,
       });
       // The stored outcome commits with the intent: a crash can never leave one without the other.
-      if (idem) await completeIdempotencyKey(trx, idem.scope, idem.key, { ...created, headers: JSON.stringify(headers) });
+      await complete(trx, idem, created);
       return created;
     });
   }

@@ -92,7 +92,7 @@ export class DirectoryService {
     const db = this.deps.database.db;
     const [row, ref] = await Promise.all([findPublicLawyer(db, lawyerId), this.deps.cache.current()]);
     if (!row) throw notFound(NOT_FOUND_DETAIL);
-    const [bars, next] = await Promise.all([listBarMemberships(db, lawyerId), this.nextAvailableFor([row], this.deps.clock.now().getTime())]);
+    const [bars, next] = await Promise.all([listBarMemberships(db, row.id), this.nextAvailableFor([row], this.deps.clock.now().getTime())]);
     return {
       ...this.summary(row, ref, next.get(row.id) ?? null),
       timezone: row.timezone,
@@ -105,7 +105,7 @@ export class DirectoryService {
     const db = this.deps.database.db;
     const row = await findPublicLawyer(db, lawyerId);
     if (!row) throw notFound(NOT_FOUND_DETAIL);
-    const reviews = await listRecentReviews(db, lawyerId, limit);
+    const reviews = await listRecentReviews(db, row.id, limit);
     return {
       lawyer_id: row.id,
       lawyer_name: row.name,
