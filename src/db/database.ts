@@ -39,6 +39,31 @@ export function sqlitePath(url: string): string {
   return url.replace(/^sqlite:(\/\/)?/i, '');
 }
 
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing (parsing and planning) costs more
+ * than running a typical indexed query. Statements are cached by SQL text instead. Safe because
+ * Kysely runs one query at a time on the single connection and never iterates a statement lazily.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (source: string) => {
+    let stmt = cache.get(source);
+    if (!stmt) {
+      stmt = sqlite.prepare(source);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(source, stmt);
+    }
+    return stmt;
+  };
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop === 'prepare') return prepare;
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
@@ -66,7 +91,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',

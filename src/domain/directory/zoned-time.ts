@@ -102,11 +102,33 @@ export function dateInZone(utcMs: number, timeZone: string): string {
   return utcMsToDate(utcMs + offsetMinutesAt(utcMs, timeZone) * 60_000);
 }
 
+const dayOffsetCache = new Map<string, number | null>();
+
+/**
+ * The zone's offset on a date when it is the same all day (null on a day with a DST change).
+ * Cached: availability converts hundreds of slots per request, all on a handful of dates.
+ */
+function steadyOffsetOn(date: string, timeZone: string): number | null {
+  const key = `${timeZone}|${date}`;
+  const hit = dayOffsetCache.get(key);
+  if (hit !== undefined) return hit;
+  const midnight = dateToUtcMs(date);
+  // Any UTC offset is within ±14 h: the local day lies within this window of UTC instants.
+  const early = offsetMinutesAt(midnight - 14 * HOUR_MS, timeZone);
+  const late = offsetMinutesAt(midnight + 38 * HOUR_MS, timeZone);
+  const value = early === late ? early : null;
+  if (dayOffsetCache.size >= MAX_OFFSET_CACHE) dayOffsetCache.clear();
+  dayOffsetCache.set(key, value);
+  return value;
+}
+
 /**
  * The instant of a wall-clock time in a zone, or null when that wall-clock time does not exist
  * (skipped by a daylight-saving jump). An ambiguous time (repeated hour) resolves to its first occurrence.
  */
 export function zonedToUtcMs(date: string, time: string, timeZone: string): number | null {
+  const steady = steadyOffsetOn(date, timeZone);
+  if (steady !== null) return dateToUtcMs(date) + timeToMs(time) - steady * 60_000;
   const wall = dateToUtcMs(date) + timeToMs(time);
   const first = wall - offsetMinutesAt(wall, timeZone) * 60_000;
   const offset = offsetMinutesAt(first, timeZone);
