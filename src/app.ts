@@ -157,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const requestLog = new RequestLog(database, {
     flushIntervalMs: config.requestLogFlushMs,
+    enabled: config.requestLogEnabled,
     onError: (err, dropped) => fastify.log.error({ err, dropped }, 'request log flush failed'),
   });
   registerAccess(fastify, { prefix: API_PREFIX, access, requestLog, clock });

@@ -35,6 +35,8 @@ export interface Config {
   /** How long a process may reuse a looked-up API key before reading it again. */
   readonly keyCacheTtlMs: number;
   readonly requestLogRetentionDays: number;
+  /** Whether API requests are written to the request log (on unless REQUEST_LOG=off). */
+  readonly requestLogEnabled: boolean;
   readonly requestLogFlushMs: number;
   /** Failed key attempts allowed per client address per minute before 429. */
   readonly maxFailedAuthPerMinute: number;
@@ -51,6 +53,22 @@ export interface Config {
   readonly maxPendingIntentsPerKey: number;
   /** How long an in-progress Idempotency-Key claim lasts before another process may take it over. */
   readonly idempotencyLeaseSeconds: number;
+  /** Delays between webhook delivery attempts (after the first); attempts = length + 1. */
+  readonly webhookRetryScheduleSeconds: readonly number[];
+  /** Lifts HTTPS-only and the SSRF address checks of webhook targets: local development and tests only. */
+  readonly webhookAllowInsecureTargets: boolean;
+  /** Whole-attempt timeout of one webhook delivery (connect, send, response headers and body). */
+  readonly webhookTimeoutMs: number;
+  /** Webhook deliveries in flight at once, per process. */
+  readonly webhookConcurrency: number;
+  /** Webhook deliveries in flight at once to one endpoint, per process. */
+  readonly webhookEndpointConcurrency: number;
+  /** How often an idle webhook dispatcher looks for new events and due retries. */
+  readonly webhookDispatchIntervalMs: number;
+  /** Consecutive failed attempts (across messages) that disable an endpoint. */
+  readonly webhookDisableAfterFailures: number;
+  /** How long a claimed delivery is reserved for its process; after a crash it is redelivered then. */
+  readonly webhookLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +106,14 @@ function url(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be on or off, got "${env[name]}"`);
+}
+
 function optionalUrl(env: Env, name: string, protocols: string[]): string | null {
   const raw = (env[name] ?? '').trim();
   if (raw === '') return null;
@@ -111,6 +137,21 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** Comma-separated whole seconds (`60,300,1800`): each 1 s … 7 days, at most 20 of them. */
+function secondsList(env: Env, name: string, fallback: readonly number[]): readonly number[] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return Object.freeze([...fallback]);
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 20) throw new ConfigError(name, `at most 20 delays, got ${parts.length}`);
+  const values = parts.map((p) => {
+    if (!/^\d+$/.test(p)) throw new ConfigError(name, `expected comma-separated whole seconds, got "${raw}"`);
+    const n = Number(p);
+    if (n < 1 || n > 7 * 86_400) throw new ConfigError(name, `each delay must be between 1 and 604800 seconds, got ${n}`);
+    return n;
+  });
+  return Object.freeze(values);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Builds the frozen configuration from an environment (defaults to `process.env`). */
@@ -127,6 +168,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   const fenceSecret = (env.FENCE_SECRET ?? '').trim();
   if (fenceSecret !== '' && fenceSecret.length < 16) throw new ConfigError('FENCE_SECRET', 'use at least 16 characters');
+
+  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000);
+  // The lease must outlast an attempt, or a second process could send the same attempt meanwhile.
+  const webhookLeaseSeconds = int(env, 'WEBHOOK_LEASE_SECONDS', Math.max(60, Math.ceil(webhookTimeoutMs / 1000) + 30), 1, 86_400);
+  if (webhookLeaseSeconds * 1000 <= webhookTimeoutMs) {
+    throw new ConfigError('WEBHOOK_LEASE_SECONDS', `must be longer than WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs} ms), got ${webhookLeaseSeconds} s`);
+  }
 
   const config: Config = {
     port,
@@ -149,6 +197,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     mailFrom: (env.MAIL_FROM ?? '').trim() || 'Consulta <no-reply@consulta.invalid>',
     keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 1000, 0, 60_000),
     requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
+    requestLogEnabled: onOff(env, 'REQUEST_LOG', true),
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),
     maxFailedAuthPerMinute: int(env, 'MAX_FAILED_AUTH_PER_MINUTE', 20, 1, 100_000),
     rateLimitMultiplier: int(env, 'RATE_LIMIT_MULTIPLIER', 1, 1, 1_000_000),
@@ -156,6 +205,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 5_000, 10, 3_600_000),
     maxPendingIntentsPerKey: int(env, 'MAX_PENDING_INTENTS_PER_KEY', 50, 1, 100_000),
     idempotencyLeaseSeconds: int(env, 'IDEMPOTENCY_LEASE_SECONDS', 30, 1, 3_600),
+    webhookRetryScheduleSeconds: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE_SECONDS', [60, 300, 1800, 7200, 43_200]),
+    webhookAllowInsecureTargets: onOff(env, 'WEBHOOK_ALLOW_INSECURE_TARGETS', false),
+    webhookTimeoutMs,
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 1_000),
+    webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 250, 10, 600_000),
+    webhookDisableAfterFailures: int(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 20, 1, 100_000),
+    webhookLeaseSeconds,
     ...overrides,
   };
   return Object.freeze(config);

@@ -16,6 +16,7 @@ import { dateInZone } from '../domain/directory/zoned-time.ts';
 import { startServer, stopOnSignals } from '../server.ts';
 import { runFirmsCommand } from './firms.commands.ts';
 import { runKeysCommand } from './keys.commands.ts';
+import { runWebhooksCommand } from './webhooks.commands.ts';
 import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}
@@ -49,6 +50,14 @@ Usage: consulta <command> [options]   (every command accepts --json)
   firms remove-member SLUG EMAIL
                               keys and firms act as the operator, or as a user
                               with --as EMAIL (docs/keys-and-firms.md)
+  webhooks add (--owner EMAIL | --firm SLUG) --url URL [--events a,b]
+                              register an endpoint; its signing secret is printed ONCE
+  webhooks list [--owner EMAIL | --firm SLUG]
+  webhooks show|rotate-secret|enable|test ID
+  webhooks disable ID --reason R
+  webhooks deliveries ID [--limit N]
+                              manage webhook endpoints (docs/webhooks.md); --as EMAIL
+                              acts as a user, like keys and firms
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, …`;
 
@@ -121,6 +130,10 @@ export async function run(argv: string[]): Promise<number> {
       clear: { type: 'boolean' },
       role: { type: 'string' },
       permissions: { type: 'string' },
+      // webhooks …
+      url: { type: 'string' },
+      events: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const json = flags.json === true;
@@ -176,6 +189,11 @@ export async function run(argv: string[]): Promise<number> {
         return runAccess({ config, database, args, flags, json });
       });
     }
+    case 'webhooks':
+      return withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        return runWebhooksCommand({ config, database, args, flags, json });
+      });
     case 'requests': {
       const [sub, requestId] = args;
       if (sub !== 'show' || !requestId) throw new UsageError('usage: consulta requests show REQUEST_ID');

@@ -261,6 +261,62 @@ export interface ConsultationTable {
   created_at: string;
 }
 
+// -- webhooks (0005-webhooks) --
+
+export interface WebhookEndpointTable {
+  id: string;
+  /** `user` or `firm`. */
+  owner_type: string;
+  owner_id: string;
+  url: string;
+  /** JSON array of event types; null means every event type. */
+  event_types: string | null;
+  /** `whsec_` + base64 of 32 random bytes. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** Null while enabled. */
+  disabled_at: string | null;
+  /** `manual`, `failures` (consecutive failed attempts) or `gone` (the endpoint answered 410). */
+  disabled_cause: string | null;
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  created_by_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookMessageTable {
+  /** `msg_…`: the webhook-id header, unchanged across retries. */
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  /** `pending`, `delivered` or `dead`. */
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  claim_token: string | null;
+  created_at: string;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptTable {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  attempt: number;
+  attempted_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  success: number;
+  error: string | null;
+  response_body: string | null;
+}
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -286,4 +342,8 @@ export interface DB {
   firm_memberships: FirmMembershipTable;
   api_keys: ApiKeyTable;
   notifications: NotificationTable;
+  // -- webhooks (0005-webhooks) --
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_messages: WebhookMessageTable;
+  webhook_attempts: WebhookAttemptTable;
 }

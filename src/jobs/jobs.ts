@@ -1,13 +1,16 @@
 /**
  * Background jobs of a serving process. Each is safe to run in several processes at once:
- * the request-log flush writes only this process's entries, and the retention sweep is an
- * idempotent delete.
+ * the request-log flush writes only this process's entries, the retention sweep is an
+ * idempotent delete, and the webhook dispatcher sends only what it claimed under a lease.
  */
 import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { sweepRequestLog } from '../domain/access/request-log.ts';
+import { createMailer } from '../domain/notify/mailer.ts';
+import { Notifier } from '../domain/notify/notifier.ts';
+import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -48,8 +51,24 @@ export function startJobs({ app, database, clock, config }: { app: App; database
     void purgeIdempotency();
   }, HOUR_MS);
   sweeper.unref();
+
+  // Webhooks: fan-out from the outbox and delivery. Safe in several processes (leased claims).
+  if (config.webhookAllowInsecureTargets) {
+    app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
+  }
+  const webhookMailer = createMailer(config, app.fastify.log);
+  const webhooks = new WebhookDispatcher({
+    database,
+    clock,
+    config,
+    notifier: new Notifier({ database, mailer: webhookMailer, clock, logger: app.fastify.log }),
+    logger: app.fastify.log,
+  });
+  webhooks.start();
   return {
     stop() {
+      // Deliveries in flight finish while the server drains; any that cannot be recorded are sent again after their lease.
+      void webhooks.stop().then(() => webhookMailer.close()).catch(() => {});
       clearInterval(sweeper);
       clearInterval(expirer);
     },

@@ -24,6 +24,8 @@ export interface RequestLogOptions {
   /** Entries kept while the database is failing; the oldest are dropped beyond it. */
   maxBuffered?: number;
   onError?: (err: unknown, dropped: number) => void;
+  /** false: entries are dropped (REQUEST_LOG=off). */
+  enabled?: boolean;
 }
 
 export class RequestLog {
@@ -49,6 +51,7 @@ export class RequestLog {
 
   /** Queues an entry; never waits for the database. */
   record(entry: RequestLogEntry): void {
+    if (this.options.enabled === false) return;
     this.buffer.push(entry);
     if (this.buffer.length >= this.maxBatch && !this.flushing) void this.flush();
   }
