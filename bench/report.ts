@@ -17,7 +17,8 @@ export interface ScaleRow {
   /** p50 (ms) and req/s per directory size. */
   bySize: Record<string, { p50Ms: number; p99Ms: number; rps: number; cpuMsPerReq: number; otherCores: number }>;
   ratio: number;
-  pass: boolean;
+  /** null: informational row, no target. */
+  pass: boolean | null;
 }
 
 export interface MemoryRow {
@@ -85,7 +86,7 @@ export function scaleTable(rows: ScaleRow[], sizes: number[], target: number): s
     r.name,
     ...sizes.map((s) => fixed(r.bySize[s]?.p50Ms ?? Number.NaN, 2)),
     `${fixed(r.ratio, 2)} ×`,
-    `≤ ${target} ×`,
+    r.pass === null ? '(info)' : `≤ ${target} ×`,
     mark(r.pass),
     ...sizes.map((s) => int(r.bySize[s]?.rps ?? Number.NaN)),
     fixed(r.bySize[large]?.p99Ms ?? Number.NaN, 2),

@@ -20,7 +20,7 @@ import { measure, waitForQuiet, type LoadOptions, type Measurement } from './loa
 import { clockTicksPerSecond, cpuModel, memory } from './proc.ts';
 import { renderProfile, summarizeProfile, type ProfileSummary } from './profile.ts';
 import { anomalies, memoryTable, scaleTable, scenarioTable, type MemoryRow, type ScaleRow, type ScenarioResult } from './report.ts';
-import { RSS_TARGET_MB, SCALE_TARGET, SCENARIOS, SEARCH_SCENARIOS, type ScenarioSpec } from './scenarios.ts';
+import { RSS_TARGET_MB, SCALE_TARGET, SCENARIOS, SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO, type ScenarioSpec } from './scenarios.ts';
 import { benchDatabase, type BenchDatabase } from './seed.ts';
 
 const BENCH_DIR = path.join(ROOT, '.bench');
@@ -281,14 +281,15 @@ async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
 }
 
 async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
-  const scenarios = selected(options, SEARCH_SCENARIOS);
+  const scenarios = selected(options, [...SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO]);
   const app = await startApp(db);
   return withServers([app], async () => {
     process.stdout.write(`\nscale check, ${db.lawyers.toLocaleString('en')} lawyers\n`);
     const search: Array<{ name: string; path: string; m: Measurement }> = [];
     for (const spec of scenarios) {
       const paths = spec.paths([]);
-      await capture(app.url, paths, options.load.headers);
+      // A few are enough to check the answers are 200s; capturing thousands would warm the cache.
+      await capture(app.url, paths.slice(0, 3), options.load.headers);
       const m = await leastDisturbed(options, async () => {
         await quiet(options, [app.pid]);
         const run = await measure({ url: app.url, pid: app.pid }, paths, options.load);
@@ -401,7 +402,8 @@ async function main(): Promise<void> {
         bySize[mainDb.lawyers] = { p50Ms: fromMain.p50Ms, p99Ms: fromMain.p99Ms, rps: fromMain.rps, cpuMsPerReq: fromMain.serverCpuMsPerReq, otherCores: fromMain.otherCores };
       }
       const ratio = (bySize[large.lawyers]?.p50Ms ?? Number.NaN) / (bySize[small.lawyers]?.p50Ms ?? Number.NaN);
-      return { name: s.name, bySize, ratio, pass: ratio <= SCALE_TARGET };
+      const informational = s.name === UNCACHED_COUNT_SCENARIO.name;
+      return { name: s.name, bySize, ratio, pass: informational ? null : ratio <= SCALE_TARGET };
     });
     process.stdout.write(`\n## Search scale check\n\n${scaleTable(scaleRows, tableSizes, SCALE_TARGET)}\n`);
     for (const run of scaleRuns) {
@@ -420,7 +422,7 @@ async function main(): Promise<void> {
   if (notes.length) process.stdout.write(`\nAnomalies (non-2xx answers or socket errors during load):\n${notes.map((n) => `  - ${n}`).join('\n')}\n`);
   const missed = [
     ...main.results.filter((r) => !r.pass).map((r) => `${r.name}: ${(r.ratio * 100).toFixed(0)} % of raw (target ${(r.target * 100).toFixed(0)} %)`),
-    ...scaleRows.filter((r) => !r.pass).map((r) => `${r.name}: p50 grows ${r.ratio.toFixed(2)} × (target ≤ ${SCALE_TARGET} ×)`),
+    ...scaleRows.filter((r) => r.pass === false).map((r) => `${r.name}: p50 grows ${r.ratio.toFixed(2)} × (target ≤ ${SCALE_TARGET} ×)`),
     ...memoryRows.filter((r) => r.pass === false).map((r) => `RSS with ${r.lawyers} lawyers: ${r.peakRssMb.toFixed(0)} MB (target < ${r.targetMb} MB)`),
   ];
   process.stdout.write(missed.length ? `\nTargets missed:\n${missed.map((m) => `  ✗ ${m}`).join('\n')}\n` : '\nAll targets met.\n');

@@ -31,6 +31,19 @@ export const SEARCH_SCENARIOS: ScenarioSpec[] = [
   },
 ];
 
+/**
+ * Informational, scale check only: the residence+ar mix with a different fee bound on every
+ * request. The bounds all lie above every fee, so the lawyers found are the same, but each is a
+ * new filter for the service's per-filter count cache: this is what a first visit to a filter
+ * combination costs, which the four fixed mixes (cached after their first request) never show.
+ */
+export const UNCACHED_COUNT_SCENARIO: ScenarioSpec = {
+  name: 'search: residence+ar, uncached',
+  kind: 'search',
+  target: Number.NaN,
+  paths: () => Array.from({ length: 5000 }, (_, i) => `${API}/lawyers/search?practice_area=residence&language=ar&max_fee_eur=${(1000 + i / 100).toFixed(2)}`),
+};
+
 export const SCENARIOS: ScenarioSpec[] = [
   ...SEARCH_SCENARIOS,
   { name: 'profile', kind: 'lawyer', target: 0.4, paths: perLawyer('') },
