@@ -4,59 +4,26 @@
  * 2 usage), the token shown once, and firm rules exercised with --as.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { jsonLine, runConsulta, type RunResult } from '../support/cli.ts';
 import SQLite from 'better-sqlite3';
 
-const BIN = fileURLToPath(new URL('../../bin/consulta.js', import.meta.url));
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CONFIG_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'SITE_URL', 'BASE_URL', 'MCP_URL', 'LOG_LEVEL', 'SMTP_URL', 'MAIL_FROM', 'NODE_ENV'];
 const BASE_ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_VARS.includes(k)));
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let dir: string;
 let dbFile: string;
 
 function cli(...args: string[]): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: REPO,
-      env: { ...BASE_ENV, DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`consulta ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
-    }, 30_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runConsulta(args, { ...BASE_ENV, DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'silent' });
 }
 
-/** The one JSON line a --json command printed, after checking the exit code. */
-function json(r: RunResult, code = 0): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  assert.equal(r.code, code, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  const text = r.stdout.trim();
-  assert.ok(text.startsWith('{') && !text.includes('\n'), `expected one JSON line, got: ${r.stdout}`);
-  return JSON.parse(text);
-}
+const json = jsonLine;
 
 describe('consulta keys / firms (CLI, SQLite)', () => {
   before(() => {

@@ -10,51 +10,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { jsonLine, runConsulta, type RunResult } from '../support/cli.ts';
 import { startReceiver, verifies, type Receiver } from './support.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/consulta.js', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
 const BASE_ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|LOG_LEVEL|SMTP_URL|WEBHOOK_|PORT|HOST|SITE_URL|BASE_URL)/.test(k)));
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let dir: string;
 let dbFile: string;
 
 function cli(args: string[], env: Record<string, string> = { WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' }): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: REPO,
-      env: { ...BASE_ENV, DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'silent', WEBHOOK_TIMEOUT_MS: '2000', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`consulta ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
-    }, 30_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runConsulta(args, { ...BASE_ENV, DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'silent', WEBHOOK_TIMEOUT_MS: '2000', ...env });
 }
 
-/** The one JSON line a --json command printed, after checking the exit code. */
-function json(r: RunResult, code = 0): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  assert.equal(r.code, code, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  const text = r.stdout.trim();
-  assert.ok(text.startsWith('{') && !text.includes('\n'), `expected one JSON line, got: ${r.stdout}`);
-  return JSON.parse(text);
-}
+const json = jsonLine;
 
 describe('consulta webhooks (CLI, SQLite)', () => {
   let receiver: Receiver;
