@@ -32,7 +32,7 @@ import {
 } from '../../db/repositories/booking.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
-import { listDateExceptions, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
+import { listDateExceptions, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
 import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { BookingIntent, InitiateBody, InitiateResponse } from '../../contract/booking.ts';
@@ -332,16 +332,10 @@ export class BookingService {
     return isBookable(schedule, slot, { nowMs, minLeadTimeMs: this.deps.config.minLeadTimeMinutes * 60_000 }) ? slot : null;
   }
 
+  /** Whether the slot is booked or held by an unexpired intent (the same rule availability uses). */
   private async isOccupied(body: InitiateBody, nowIso: string): Promise<boolean> {
-    const row = await this.deps.database.db
-      .selectFrom('slot_holds')
-      .select('status')
-      .where('lawyer_id', '=', body.lawyer_id)
-      .where('slot_date', '=', body.date)
-      .where('start_time', '=', body.start_time)
-      .where((eb) => eb.or([eb('status', '=', 'booked'), eb('expires_at', '>', nowIso)]))
-      .executeTakeFirst();
-    return row !== undefined;
+    const occupied = await listOccupiedSlots(this.deps.database.db, [body.lawyer_id], body.date, body.date, nowIso);
+    return occupied.some((o) => o.start_time === body.start_time);
   }
 
   private intentView(row: BookingIntentTable, timezone: string): BookingIntent {
