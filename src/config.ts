@@ -34,6 +34,11 @@ export interface Config {
   readonly mailFrom: string;
   /** How long a process may reuse a looked-up API key before reading it again. */
   readonly keyCacheTtlMs: number;
+  /**
+   * How often a process checks for directory writes and lawyer changes (holds, bookings) made by
+   * other processes; its own changes take effect at once. 0 checks on every request.
+   */
+  readonly directoryRefreshMs: number;
   readonly requestLogRetentionDays: number;
   /** Whether API requests are written to the request log (on unless REQUEST_LOG=off). */
   readonly requestLogEnabled: boolean;
@@ -196,6 +201,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     smtpUrl: optionalUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: (env.MAIL_FROM ?? '').trim() || 'Consulta <no-reply@consulta.invalid>',
     keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 1000, 0, 60_000),
+    directoryRefreshMs: int(env, 'DIRECTORY_REFRESH_MS', 1000, 0, 60_000),
     requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
     requestLogEnabled: onOff(env, 'REQUEST_LOG', true),
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),

@@ -3,6 +3,8 @@
  * ids are uuid text; instants are ISO-8601 UTC text with milliseconds (`2026-11-22T09:30:00.000Z`,
  * sortable as text); dates `YYYY-MM-DD`; wall-clock times `HH:MM:SS`; flags are integers 0/1.
  */
+import type { Generated } from 'kysely';
+
 export interface ProvinceTable {
   code: string;
   slug: string;
@@ -102,6 +104,13 @@ export interface SlotHoldTable {
   booking_intent_id: string | null;
   expires_at: string | null;
   created_at: string;
+}
+
+/** A lawyer's availability or booking count changed (0007-lawyer-changes). */
+export interface LawyerChangeTable {
+  id: Generated<number>;
+  lawyer_id: string;
+  changed_at: string;
 }
 
 export interface DirectoryStateTable {
@@ -330,6 +339,7 @@ export interface DB {
   reviews: ReviewTable;
   slot_holds: SlotHoldTable;
   directory_state: DirectoryStateTable;
+  lawyer_changes: LawyerChangeTable;
   request_log: RequestLogTable;
   usage_daily: UsageDailyTable;
   booking_intents: BookingIntentTable;

@@ -7,6 +7,7 @@ import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { deleteLawyerChangesBefore } from '../db/repositories/reference.repository.ts';
 import { sweepRequestLog } from '../domain/access/request-log.ts';
 import { createMailer } from '../domain/notify/mailer.ts';
 import { Notifier } from '../domain/notify/notifier.ts';
@@ -44,10 +45,17 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       (err: unknown) => app.fastify.log.error({ err }, 'request log retention sweep failed'),
     );
   void sweep();
+  // The lawyer change feed is read within seconds; an hour of it is plenty.
+  const sweepChanges = () =>
+    deleteLawyerChangesBefore(database.db, new Date(clock.now().getTime() - HOUR_MS).toISOString()).catch((err: unknown) =>
+      app.fastify.log.error({ err }, 'lawyer change feed sweep failed'),
+    );
+  void sweepChanges();
   const purgeIdempotency = () =>
     app.services.idempotency.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'idempotency purge failed'));
   const sweeper = setInterval(() => {
     void sweep();
+    void sweepChanges();
     void purgeIdempotency();
   }, HOUR_MS);
   sweeper.unref();

@@ -19,7 +19,9 @@ export interface TestContext extends TestDatabase {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({ SITE_URL: SITE, LOG_LEVEL: 'silent', FENCE_SECRET: 'test-fence-secret-0123456789' }, overrides);
+  // DIRECTORY_REFRESH_MS=0: tests that write to the database directly (as another process would)
+  // see their writes on the next request; test/directory-cache.test.ts covers the cached path.
+  return loadConfig({ SITE_URL: SITE, LOG_LEVEL: 'silent', FENCE_SECRET: 'test-fence-secret-0123456789', DIRECTORY_REFRESH_MS: '0' }, overrides);
 }
 
 export async function createTestContext(

@@ -32,7 +32,7 @@ export function lawyerRecord(overrides: Partial<LawyerRecord> = {}): LawyerRecor
 export async function insertLawyers(database: Database, records: LawyerRecord[], now = new Date('2026-11-23T08:00:00Z')): Promise<string[]> {
   const nowIso = now.toISOString();
   await ensureReferenceData(database.db, nowIso);
-  const ref = await new DirectoryCache(database, 0).current();
+  const ref = await new DirectoryCache(database, { refreshIntervalMs: 0 }).current();
   const writes = records.map((r, i) => {
     const prepared = prepareLawyer(r, ref, nowIso);
     if ('errors' in prepared) throw new Error(`factory record ${i} invalid: ${JSON.stringify(prepared.errors)}`);

@@ -85,3 +85,32 @@ export async function upsertPracticeAreas(db: Executor, rows: PracticeAreaTable[
       .execute();
   }
 }
+
+/** Records that a lawyer's availability or booking count changed, for other processes' caches. */
+export async function recordLawyerChanges(db: Executor, lawyerIds: readonly string[], nowIso: string): Promise<void> {
+  if (lawyerIds.length === 0) return;
+  await db.insertInto('lawyer_changes').values(lawyerIds.map((lawyer_id) => ({ lawyer_id, changed_at: nowIso }))).execute();
+}
+
+/** The newest change id (0 when there is none). */
+export async function latestLawyerChangeId(db: Executor): Promise<number> {
+  const row = await db.selectFrom('lawyer_changes').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/** Changes after `afterId`, plus any of `gapIds` (ids skipped earlier that may have committed since). */
+export function listLawyerChanges(db: Executor, afterId: number, gapIds: readonly number[], limit: number): Promise<Array<{ id: number; lawyer_id: string }>> {
+  return db
+    .selectFrom('lawyer_changes')
+    .select(['id', 'lawyer_id'])
+    .where((eb) => (gapIds.length === 0 ? eb('id', '>', afterId) : eb.or([eb('id', '>', afterId), eb('id', 'in', [...gapIds])])))
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+    .then((rows) => rows.map((r) => ({ id: Number(r.id), lawyer_id: r.lawyer_id })));
+}
+
+export async function deleteLawyerChangesBefore(db: Executor, cutoffIso: string): Promise<number> {
+  const result = await db.deleteFrom('lawyer_changes').where('changed_at', '<', cutoffIso).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -32,6 +32,7 @@ import {
 } from '../../db/repositories/booking.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
+import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { listDateExceptions, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
 import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
@@ -127,7 +128,7 @@ export class BookingService {
    */
   async confirm(token: string, userId: string): Promise<ConfirmOutcome> {
     const nowIso = this.deps.clock.now().toISOString();
-    return this.deps.database.db.transaction().execute(async (trx) => {
+    const result = await this.deps.database.db.transaction().execute(async (trx): Promise<ConfirmOutcome> => {
       const intent = await findIntentByToken(trx, token);
       if (!intent) throw notFound('No booking intent has this confirmation link.');
       if (intent.status === 'confirmed') return { outcome: 'already_confirmed', intent };
@@ -154,9 +155,22 @@ export class BookingService {
         created_at: nowIso,
       });
       await incrementTotalBookings(trx, confirmed.lawyer_id);
+      await recordLawyerChanges(trx, [confirmed.lawyer_id], nowIso);
       await insertOutboxEvents(trx, this.events([confirmed], 'booking_intent.confirmed', nowIso));
       return { outcome: 'confirmed', intent: confirmed };
     });
+    // total_bookings changed: this process's cached rows of the lawyer go now, other processes' through the feed.
+    if (result.outcome === 'confirmed') this.deps.cache.lawyersChanged([result.intent.lawyer_id]);
+    return result;
+  }
+
+  /** Runs a write that may hold one of the lawyer's slots, then drops what is cached about the lawyer. */
+  private async changingLawyer<T>(lawyerId: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.deps.cache.lawyersChanged([lawyerId]);
+    }
   }
 
   /** Makes due expiries durable: releases holds and records booking_intent.expired once. */
@@ -261,7 +275,8 @@ export class BookingService {
       return outcome;
     }
 
-    return db.transaction().execute(async (trx) => {
+    // Whatever the outcome, what this process cached about the lawyer is dropped afterwards.
+    return this.changingLawyer(lawyer.id, () => db.transaction().execute(async (trx) => {
       if (caller.kind === 'key') {
         await lockKeyForIntents(trx, caller.key.id);
         const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso);
@@ -287,6 +302,7 @@ export class BookingService {
         created_at: nowIso,
       });
       if (!held) return unavailable(trx);
+      await recordLawyerChanges(trx, [lawyer.id], nowIso);
       const key = caller.kind === 'key' ? caller.key : null;
       await insertIntent(trx, {
         id: id!,
@@ -311,7 +327,7 @@ export class BookingService {
       // The stored outcome commits with the intent: a crash can never leave one without the other.
       await complete(trx, idem, created);
       return created;
-    });
+    }));
   }
 
   /** The generated slot matching the request exactly, if it is bookable now (holds aside). */

@@ -24,7 +24,7 @@ export class SeedConflictError extends Error {}
 export async function seedDemoDirectory(database: Database, options: SeedOptions): Promise<{ lawyers: number }> {
   const nowIso = options.now.toISOString();
   await database.db.transaction().execute((trx) => ensureReferenceData(trx, nowIso));
-  const ref = await new DirectoryCache(database, 0).current();
+  const ref = await new DirectoryCache(database, { refreshIntervalMs: 0 }).current();
   const batchSize = options.batchSize ?? 1000;
   let batch: LawyerWrite[] = [];
   let done = 0;

@@ -12,6 +12,7 @@ import {
   listRecentReviews,
   searchPublicLawyers,
   type LawyerFilters,
+  type LawyerProfileRow,
   type LawyerSort,
   type LawyerSummaryRow,
 } from '../../db/repositories/lawyer.repository.ts';
@@ -28,13 +29,15 @@ import type {
 import { invalidRequest, notFound, type FieldError } from '../errors.ts';
 import type { Fencer } from './fence.ts';
 import { resolveLanguage } from './languages.ts';
-import type { DirectoryCache, ReferenceData } from './reference.service.ts';
+import { isFresh, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
 import {
+  availabilityValidThrough,
   isBookable,
-  nextAvailableDate,
+  nextAvailability,
   slotKey,
   slotsOnDate,
   type DateException,
+  type GeneratedSlot,
   type LawyerSchedule,
   type WeeklyHours,
 } from './slots.ts';
@@ -64,23 +67,41 @@ export class DirectoryService {
   }
 
   async search(query: SearchQuery): Promise<SearchResponse> {
-    const ref = await this.deps.cache.current();
+    const cache = this.deps.cache;
+    const ref = await cache.current();
+    const stamp = cache.stamp();
     const filters = this.resolveFilters(query, ref);
     const sort: LawyerSort = query.sort ?? 'rating';
     const { page, limit } = query;
     const offset = (page - 1) * limit;
     const db = this.deps.database.db;
     const filterKey = JSON.stringify(filters);
-    const total = await this.deps.cache.count(ref.version, filterKey, () => countPublicLawyers(db, filters));
-    const rows = offset < total ? await searchPublicLawyers(db, filters, sort, limit, offset) : [];
+    let fetched: LawyerSummaryRow[] | undefined;
+    const { ids, total } = await cache.page(ref.version, `${filterKey}|${sort}|${limit}|${offset}`, async () => {
+      const n = await cache.count(ref.version, filterKey, () => countPublicLawyers(db, filters));
+      fetched = offset < n ? await searchPublicLawyers(db, filters, sort, limit, offset) : [];
+      return { ids: fetched.map((r) => r.id), total: n };
+    });
+    const entries = ids.map((id) => cache.lawyer(id, stamp));
+    let rows: readonly LawyerSummaryRow[];
+    if (fetched === undefined && entries.every((e) => e.summary ?? e.row)) {
+      rows = entries.map((e) => (e.summary ?? e.row)!);
+    } else {
+      // A page computed now, or one whose rows were dropped (a lawyer changed): read them again.
+      rows = fetched ?? (await searchPublicLawyers(db, filters, sort, limit, offset));
+      rows.forEach((r, i) => {
+        const e = entries[i];
+        if (e && ids[i] === r.id) e.summary = r;
+      });
+    }
     const nowMs = this.deps.clock.now().getTime();
-    const next = await this.nextAvailableFor(rows, nowMs);
+    const next = await this.nextAvailableFor(rows, entries, nowMs);
     return {
       total,
       page,
       limit,
       has_more: offset + rows.length < total,
-      lawyers: rows.map((r) => this.summary(r, ref, next.get(r.id) ?? null)),
+      lawyers: rows.map((r, i) => this.summary(r, ref, next[i] ?? null)),
     };
   }
 
@@ -89,24 +110,29 @@ export class DirectoryService {
    * untrusted text; the site shows it to people as plain escaped text instead.
    */
   async getProfile(lawyerId: string, options: { fenced?: boolean } = {}): Promise<LawyerProfile> {
-    const db = this.deps.database.db;
-    const [row, ref] = await Promise.all([findPublicLawyer(db, lawyerId), this.deps.cache.current()]);
-    if (!row) throw notFound(NOT_FOUND_DETAIL);
-    const [bars, next] = await Promise.all([listBarMemberships(db, row.id), this.nextAvailableFor([row], this.deps.clock.now().getTime())]);
-    return {
-      ...this.summary(row, ref, next.get(row.id) ?? null),
-      timezone: row.timezone,
-      bio: options.fenced === false ? row.bio : this.deps.fencer.fence(row.bio, 'lawyer_bio'),
-      bar_memberships: bars.map((b) => ({ bar_name: b.bar_name, verified: b.verified === 1 })),
-    };
+    const { entry, row, ref } = await this.publicLawyer(lawyerId);
+    let profile = entry.profile;
+    if (profile === undefined) {
+      const bars = await listBarMemberships(this.deps.database.db, row.id);
+      const { next_available: _, ...summary } = this.summary(row, ref, null);
+      profile = {
+        ...summary,
+        timezone: row.timezone,
+        bio: this.deps.fencer.fence(row.bio, 'lawyer_bio'),
+        bar_memberships: bars.map((b) => ({ bar_name: b.bar_name, verified: b.verified === 1 })),
+      };
+      entry.profile = profile;
+    }
+    const [next] = await this.nextAvailableFor([row], [entry], this.deps.clock.now().getTime());
+    return { ...profile, next_available: next ?? null, ...(options.fenced === false ? { bio: row.bio } : {}) };
   }
 
   async getReviews(lawyerId: string, limit: number): Promise<ReviewsResponse> {
-    const db = this.deps.database.db;
-    const row = await findPublicLawyer(db, lawyerId);
-    if (!row) throw notFound(NOT_FOUND_DETAIL);
-    const reviews = await listRecentReviews(db, row.id, limit);
-    return {
+    const { entry, row } = await this.publicLawyer(lawyerId);
+    const hit = entry.reviews.get(limit);
+    if (hit) return hit;
+    const reviews = await listRecentReviews(this.deps.database.db, row.id, limit);
+    const response: ReviewsResponse = {
       lawyer_id: row.id,
       lawyer_name: row.name,
       average_rating: row.rating_avg,
@@ -118,12 +144,12 @@ export class DirectoryService {
         date: r.created_at,
       })),
     };
+    entry.reviews.set(limit, response);
+    return response;
   }
 
   async getAvailability(lawyerId: string, query: AvailabilityQuery): Promise<AvailabilityResponse> {
-    const db = this.deps.database.db;
-    const row = await findPublicLawyer(db, lawyerId);
-    if (!row) throw notFound(NOT_FOUND_DETAIL);
+    const { entry, row } = await this.publicLawyer(lawyerId);
     const nowMs = this.deps.clock.now().getTime();
     const today = dateInZone(nowMs, row.timezone);
     const start = query.start_date ?? today;
@@ -139,24 +165,25 @@ export class DirectoryService {
     }
     if (errors.length > 0) throw invalidRequest('The date range is not valid.', errors);
 
+    const key = `${start}|${end}`;
+    const hit = entry.availability.get(key);
+    if (isFresh(hit, nowMs)) return hit.value;
+
     const schedule = (await this.schedulesFor([row], start, end, nowMs)).get(row.id)!;
     const rules = this.rules(nowMs);
-    const slots: AvailabilityResponse['slots'] = [];
-    for (let date = start; date <= end; date = addDays(date, 1)) {
-      for (const s of slotsOnDate(schedule, date)) {
-        slots.push({
-          date: s.date,
-          start_time: s.start_time,
-          end_time: s.end_time,
-          available: isBookable(schedule, s, rules),
-          timezone: row.timezone,
-          starts_at: formatInZone(s.startsAtMs, row.timezone),
-          ends_at: formatInZone(s.endsAtMs, row.timezone),
-        });
-      }
-    }
+    const generated: GeneratedSlot[] = [];
+    for (let date = start; date <= end; date = addDays(date, 1)) generated.push(...slotsOnDate(schedule, date));
+    const slots: AvailabilityResponse['slots'] = generated.map((s) => ({
+      date: s.date,
+      start_time: s.start_time,
+      end_time: s.end_time,
+      available: isBookable(schedule, s, rules),
+      timezone: row.timezone,
+      starts_at: formatInZone(s.startsAtMs, row.timezone),
+      ends_at: formatInZone(s.endsAtMs, row.timezone),
+    }));
     const urls = this.urls(row.id);
-    return {
+    const response: AvailabilityResponse = {
       lawyer_id: row.id,
       lawyer_name: row.name,
       consultation_fee_cents: row.consultation_fee_cents,
@@ -169,6 +196,21 @@ export class DirectoryService {
       booking_url: urls.booking_url,
       profile_url: urls.profile_url,
     };
+    entry.availability.set(key, { value: response, computedAtMs: nowMs, validThroughMs: availabilityValidThrough(schedule, generated, rules) });
+    return response;
+  }
+
+  /** A verified, publicly listed lawyer's row and cache entry; 404 otherwise. */
+  private async publicLawyer(lawyerId: string): Promise<{ entry: LawyerEntry; row: LawyerProfileRow; ref: ReferenceData }> {
+    const cache = this.deps.cache;
+    const ref = await cache.current();
+    const stamp = cache.stamp();
+    // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
+    const id = lawyerId.toLowerCase();
+    const entry = cache.lawyer(id, stamp);
+    if (entry.row === undefined) entry.row = (await findPublicLawyer(this.deps.database.db, id)) ?? null;
+    if (entry.row === null) throw notFound(NOT_FOUND_DETAIL);
+    return { entry, row: entry.row, ref };
   }
 
   private rules(nowMs: number) {
@@ -240,8 +282,8 @@ export class DirectoryService {
       listDateExceptions(db, ids, fromDate, toDate),
       listOccupiedSlots(db, ids, fromDate, toDate, new Date(nowMs).toISOString()),
     ]);
-    const out = new Map<string, { timezone: string; weekly: WeeklyHours[]; exceptions: Map<string, DateException[]>; busy: Set<string> }>();
-    for (const l of lawyers) out.set(l.id, { timezone: l.timezone, weekly: [], exceptions: new Map(), busy: new Set() });
+    const out = new Map<string, { timezone: string; weekly: WeeklyHours[]; exceptions: Map<string, DateException[]>; busy: Set<string>; firstHoldExpiryMs: number }>();
+    for (const l of lawyers) out.set(l.id, { timezone: l.timezone, weekly: [], exceptions: new Map(), busy: new Set(), firstHoldExpiryMs: Infinity });
     for (const w of weekly) out.get(w.lawyer_id)?.weekly.push(w);
     for (const e of exceptions) {
       const s = out.get(e.lawyer_id);
@@ -250,19 +292,41 @@ export class DirectoryService {
       if (list) list.push(e);
       else s.exceptions.set(e.date, [e]);
     }
-    for (const o of occupied) out.get(o.lawyer_id)?.busy.add(slotKey(o.slot_date, o.start_time));
+    for (const o of occupied) {
+      const s = out.get(o.lawyer_id);
+      if (!s) continue;
+      s.busy.add(slotKey(o.slot_date, o.start_time));
+      if (o.status === 'held' && o.expires_at !== null) s.firstHoldExpiryMs = Math.min(s.firstHoldExpiryMs, Date.parse(o.expires_at));
+    }
     return out;
   }
 
-  private async nextAvailableFor(rows: ReadonlyArray<Pick<LawyerSummaryRow, 'id' | 'timezone'>>, nowMs: number): Promise<Map<string, string | null>> {
-    const result = new Map<string, string | null>();
-    if (rows.length === 0) return result;
+  /** next_available for each row, from the entries' cached values where they are still valid. */
+  private async nextAvailableFor(
+    rows: ReadonlyArray<Pick<LawyerSummaryRow, 'id' | 'timezone'>>,
+    entries: readonly LawyerEntry[],
+    nowMs: number,
+  ): Promise<Array<string | null>> {
+    const result: Array<string | null> = new Array<string | null>(rows.length).fill(null);
+    const missing: number[] = [];
+    rows.forEach((row, i) => {
+      const cached = entries[i]?.next;
+      if (isFresh(cached, nowMs)) result[i] = cached.value;
+      else missing.push(i);
+    });
+    if (missing.length === 0) return result;
+    const stale = missing.map((i) => rows[i]!);
     // Dates in the lawyers' zones are within a day of the UTC date.
     const from = addDays(utcMsToDate(nowMs - (nowMs % 86_400_000)), -1);
     const to = addDays(from, NEXT_AVAILABLE_HORIZON_DAYS + 2);
-    const schedules = await this.schedulesFor(rows, from, to, nowMs);
+    const schedules = await this.schedulesFor(stale, from, to, nowMs);
     const rules = this.rules(nowMs);
-    for (const row of rows) result.set(row.id, nextAvailableDate(schedules.get(row.id)!, rules, NEXT_AVAILABLE_HORIZON_DAYS));
+    for (const i of missing) {
+      const next = nextAvailability(schedules.get(rows[i]!.id)!, rules, NEXT_AVAILABLE_HORIZON_DAYS);
+      result[i] = next.value;
+      const entry = entries[i];
+      if (entry) entry.next = { value: next.value, computedAtMs: nowMs, validThroughMs: next.validThroughMs };
+    }
     return result;
   }
 }

@@ -56,7 +56,7 @@ export async function importLawyers(
   const nowIso = options.now.toISOString();
   const maxIssues = options.maxIssues ?? 100;
   await database.db.transaction().execute((trx) => ensureReferenceData(trx, nowIso));
-  const ref = await new DirectoryCache(database, 0).current();
+  const ref = await new DirectoryCache(database, { refreshIntervalMs: 0 }).current();
 
   const issues: ImportIssue[] = [];
   let totalIssues = 0;

@@ -1,18 +1,26 @@
 /**
  * Reference data (provinces, cities, the practice-area tree) and everything derived from the
- * directory that is expensive to recompute per request (search totals), cached per process and
- * keyed by the directory version, which every directory write bumps. A process notices a write
- * by another process within `refreshIntervalMs`.
+ * directory that is expensive to recompute per request (search totals and pages, lawyer rows,
+ * profiles, reviews, next_available, availability), cached per process. Everything is keyed by
+ * the directory version, which every directory write bumps; per-lawyer entries are also dropped
+ * by that lawyer's changes (holds, counted bookings), at once in the process that made them and
+ * through the `lawyer_changes` feed in the others. A process notices another process's write
+ * within `refreshIntervalMs` (DIRECTORY_REFRESH_MS). Time-dependent values carry their validity.
  */
+import { systemClock, type Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
+import type { LawyerProfileRow, LawyerSummaryRow } from '../../db/repositories/lawyer.repository.ts';
 import {
   countPublicLawyersByCity,
   getDirectoryVersion,
+  latestLawyerChangeId,
   listCities,
+  listLawyerChanges,
   listPracticeAreas,
   listProvinces,
 } from '../../db/repositories/reference.repository.ts';
 import type { CityTable, PracticeAreaTable, ProvinceTable } from '../../db/schema.ts';
+import type { AvailabilityResponse, LawyerProfile, ReviewsResponse } from '../../contract/directory.ts';
 import { normalizeKey } from './languages.ts';
 
 export interface PracticeAreaNode {
@@ -113,33 +121,109 @@ function buildReferenceData(
 }
 
 const MAX_CACHED_COUNTS = 10_000;
+const MAX_CACHED_PAGES = 10_000;
+const MAX_CACHED_LAWYERS = 20_000;
+/** Changes read per poll; beyond it every lawyer entry is dropped (cheaper than reading on). */
+const MAX_CHANGES_PER_POLL = 5_000;
+/** How long an id skipped by the feed (a transaction not committed yet, or rolled back) is looked for. */
+const GAP_WINDOW_MS = 60_000;
+/** Ids skipped further back than this below a seen id are not looked for (far more than transactions in flight). */
+const MAX_GAP_SPAN = 1_000;
+
+/** A value computed at `computedAtMs` that stays correct until `validThroughMs` (both inclusive). */
+export interface Timed<T> {
+  value: T;
+  computedAtMs: number;
+  validThroughMs: number;
+}
+
+export function isFresh<T>(t: Timed<T> | undefined, nowMs: number): t is Timed<T> {
+  return t !== undefined && nowMs >= t.computedAtMs && nowMs <= t.validThroughMs;
+}
+
+/**
+ * What is cached for one lawyer. Dropped whole by a directory write (new version) and by a
+ * change to that lawyer (a hold, a counted booking), in this process at once and in other
+ * processes when they next read the change feed. Values that depend on the time of day carry
+ * their own validity.
+ */
+export interface LawyerEntry {
+  /** The public row; `null` when the lawyer is not public. */
+  row?: LawyerProfileRow | null;
+  /** The row as search reads it (no bio). */
+  summary?: LawyerSummaryRow;
+  profile?: Omit<LawyerProfile, 'next_available'>;
+  next?: Timed<string | null>;
+  reviews: Map<number, ReviewsResponse>;
+  /** Keyed `start|end`. */
+  availability: Map<string, Timed<AvailabilityResponse>>;
+}
+
+export interface SearchPage {
+  ids: readonly string[];
+  total: number;
+}
 
 export class DirectoryCache {
   private data: ReferenceData | undefined;
   private loading: Promise<ReferenceData> | undefined;
   private checkedAt = -Infinity;
   private counts = new Map<string, number>();
+  private pages = new Map<string, SearchPage>();
+  private lawyers = new Map<string, LawyerEntry>();
+  /** The change feed: the highest id read, and ids skipped below it (with when they were first missed). */
+  private feedCursor: number | undefined;
+  private feedGaps = new Map<number, number>();
+  /** Counts every drop of lawyer entries, so a reader can tell whether one happened while it read. */
+  private drops = 0;
 
+  private readonly refreshIntervalMs: number;
+  private readonly clock: Clock;
+
+  /** `clock` paces the refresh (tests move it); 0 ms re-reads on every call. */
   constructor(
     private readonly database: Database,
-    private readonly refreshIntervalMs = 1000,
-  ) {}
+    options: { refreshIntervalMs?: number; clock?: Clock } = {},
+  ) {
+    this.refreshIntervalMs = options.refreshIntervalMs ?? 1000;
+    this.clock = options.clock ?? systemClock;
+  }
 
-  /** The current reference data; re-reads the directory version at most once per interval. */
+  /** Whether the interval has passed since the last refresh (a clock set back counts as passed). */
+  private due(): boolean {
+    const elapsed = this.clock.now().getTime() - this.checkedAt;
+    return !(elapsed >= 0 && elapsed < this.refreshIntervalMs);
+  }
+
+  /**
+   * The current reference data. At most once per interval it re-reads the directory version
+   * (a new version drops everything cached) and the lawyer change feed (drops those lawyers).
+   */
   async current(): Promise<ReferenceData> {
     const data = this.data;
-    if (data && performance.now() - this.checkedAt < this.refreshIntervalMs) return data;
+    if (data && !this.due()) return data;
     this.loading ??= this.refresh().finally(() => {
       this.loading = undefined;
     });
     return this.loading;
   }
 
-  /** Forget everything now (after a write in this process). */
+  /** Forget everything now (after a directory write in this process). */
   invalidate(): void {
     this.checkedAt = -Infinity;
     this.data = undefined;
-    this.counts.clear();
+    this.clearDerived();
+  }
+
+  /** These lawyers changed (a hold, a counted booking): drop what is cached for them. */
+  lawyersChanged(ids: Iterable<string>): void {
+    this.drops++;
+    for (const id of ids) this.lawyers.delete(id);
+  }
+
+  /** Taken before reading the database; `lawyer(id, stamp)` then refuses to cache what was read across a change. */
+  stamp(): number {
+    return this.drops;
   }
 
   /** A cached count for a filter key at the current version, computing it on a miss. */
@@ -149,23 +233,92 @@ export class DirectoryCache {
     if (hit !== undefined) return hit;
     const n = await compute();
     if (this.counts.size >= MAX_CACHED_COUNTS) this.counts.clear();
-    this.counts.set(k, n);
+    if (this.data?.version === version) this.counts.set(k, n);
     return n;
   }
 
+  /** A search page (ids in order, and the total) for `key` at `version`, computing it on a miss. */
+  async page(version: number, key: string, compute: () => Promise<SearchPage>): Promise<SearchPage> {
+    const hit = this.pages.get(key);
+    if (hit !== undefined) return hit;
+    const page = await compute();
+    // A version that changed meanwhile must not leave an old page under the new version.
+    if (this.data?.version === version) {
+      if (this.pages.size >= MAX_CACHED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  /**
+   * The cache entry of a lawyer, created if absent. Callers fill it after reading the database.
+   * If any lawyer entry was dropped since `stamp` (a change may have landed while they read), or
+   * is dropped before they fill it, they get a detached entry: what they write is never served.
+   */
+  lawyer(id: string, stamp: number): LawyerEntry {
+    if (stamp !== this.drops) return { reviews: new Map(), availability: new Map() };
+    let entry = this.lawyers.get(id);
+    if (entry === undefined) {
+      if (this.lawyers.size >= MAX_CACHED_LAWYERS) this.lawyers.delete(this.lawyers.keys().next().value!);
+      entry = { reviews: new Map(), availability: new Map() };
+      this.lawyers.set(id, entry);
+    }
+    return entry;
+  }
+
+  private clearDerived(): void {
+    this.drops++;
+    this.counts.clear();
+    this.pages.clear();
+    this.lawyers.clear();
+  }
+
   private async refresh(): Promise<ReferenceData> {
-    const version = await getDirectoryVersion(this.database.db);
-    this.checkedAt = performance.now();
-    if (this.data && this.data.version === version) return this.data;
     const db = this.database.db;
+    const [version] = await Promise.all([getDirectoryVersion(db), this.readChanges()]);
+    this.checkedAt = this.clock.now().getTime();
+    if (this.data && this.data.version === version) return this.data;
     const [provinces, cities, areas, byCity] = await Promise.all([
       listProvinces(db),
       listCities(db),
       listPracticeAreas(db),
       countPublicLawyersByCity(db),
     ]);
-    this.counts.clear();
+    this.clearDerived();
     this.data = buildReferenceData(version, provinces, cities, areas, byCity);
     return this.data;
+  }
+
+  /**
+   * Reads the change feed since the last poll and drops the lawyers it names. Ids are assigned
+   * before commit, so on PostgreSQL a lower id can become visible after a higher one: ids skipped
+   * over are kept as gaps and looked for again for a minute (a rolled-back id never appears).
+   */
+  private async readChanges(): Promise<void> {
+    const db = this.database.db;
+    if (this.feedCursor === undefined) {
+      // Nothing is cached yet, so earlier changes do not matter.
+      this.feedCursor = await latestLawyerChangeId(db);
+      return;
+    }
+    const nowMs = performance.now();
+    for (const [id, since] of this.feedGaps) if (nowMs - since > GAP_WINDOW_MS) this.feedGaps.delete(id);
+    const rows = await listLawyerChanges(db, this.feedCursor, [...this.feedGaps.keys()], MAX_CHANGES_PER_POLL);
+    if (rows.length === 0) return;
+    this.drops++;
+    if (rows.length >= MAX_CHANGES_PER_POLL) {
+      this.lawyers.clear();
+      this.feedGaps.clear();
+      this.feedCursor = await latestLawyerChangeId(db);
+      return;
+    }
+    let expected = this.feedCursor + 1;
+    for (const row of rows) {
+      this.lawyers.delete(row.lawyer_id);
+      if (this.feedGaps.delete(row.id) || row.id <= this.feedCursor) continue;
+      for (expected = Math.max(expected, row.id - MAX_GAP_SPAN); expected < row.id; expected++) this.feedGaps.set(expected, nowMs);
+      expected = row.id + 1;
+      this.feedCursor = row.id;
+    }
   }
 }

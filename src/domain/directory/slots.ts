@@ -4,6 +4,12 @@
  */
 import { addDays, dateInZone, isoWeekday, minutesToTime, zonedToUtcMs } from './zoned-time.ts';
 
+/** A value that stays correct, whatever the clock does, until `validThroughMs` (inclusive), barring writes. */
+export interface WithValidity<T> {
+  value: T;
+  validThroughMs: number;
+}
+
 export interface WeeklyHours {
   weekday: number;
   start_time: string;
@@ -33,6 +39,8 @@ export interface LawyerSchedule {
   exceptions: ReadonlyMap<string, readonly DateException[]>;
   /** Occupied slots (held by a pending intent, or booked), keyed `date HH:MM:SS`. */
   busy: ReadonlySet<string>;
+  /** When the first of the holds among `busy` lapses (epoch ms; absent or Infinity: none will). */
+  firstHoldExpiryMs?: number;
 }
 
 export interface AvailabilityRules {
@@ -85,13 +93,38 @@ export function isBookable(schedule: LawyerSchedule, slot: GeneratedSlot, rules:
 
 /** The first date, from today in the lawyer's zone, with at least one bookable slot; null within the horizon. */
 export function nextAvailableDate(schedule: LawyerSchedule, rules: AvailabilityRules, horizonDays: number): string | null {
-  if (schedule.weekly.length === 0 && schedule.exceptions.size === 0) return null;
+  return nextAvailability(schedule, rules, horizonDays).value;
+}
+
+/**
+ * `nextAvailableDate`, and until when it holds without any write: the answer changes when the
+ * last bookable slot of that date falls inside the lead time, when a hold lapses (a slot frees
+ * up), or, with no date found, when a new day enters the horizon.
+ */
+export function nextAvailability(schedule: LawyerSchedule, rules: AvailabilityRules, horizonDays: number): WithValidity<string | null> {
+  const holdBound = (schedule.firstHoldExpiryMs ?? Infinity) - 1;
+  if (schedule.weekly.length === 0 && schedule.exceptions.size === 0) return { value: null, validThroughMs: holdBound };
   const today = dateInZone(rules.nowMs, schedule.timezone);
   for (let i = 0; i < horizonDays; i++) {
     const date = addDays(today, i);
+    let last: GeneratedSlot | undefined;
     for (const slot of slotsOnDate(schedule, date)) {
-      if (isBookable(schedule, slot, rules)) return date;
+      if (isBookable(schedule, slot, rules)) last = slot;
     }
+    if (last) return { value: date, validThroughMs: Math.min(last.startsAtMs - rules.minLeadTimeMs, holdBound) };
   }
-  return null;
+  const tomorrow = zonedToUtcMs(addDays(today, 1), '00:00:00', schedule.timezone) ?? rules.nowMs + 3_600_000;
+  return { value: null, validThroughMs: Math.min(tomorrow - 1, holdBound) };
+}
+
+/**
+ * Until when the bookable flags of these slots hold without any write: the first bookable slot
+ * to fall inside the lead time, or the first hold to lapse.
+ */
+export function availabilityValidThrough(schedule: LawyerSchedule, slots: readonly GeneratedSlot[], rules: AvailabilityRules): number {
+  let through = (schedule.firstHoldExpiryMs ?? Infinity) - 1;
+  for (const slot of slots) {
+    if (isBookable(schedule, slot, rules)) through = Math.min(through, slot.startsAtMs - rules.minLeadTimeMs);
+  }
+  return through;
 }
