@@ -77,11 +77,12 @@ export class DirectoryService {
     const db = this.deps.database.db;
     const filterKey = JSON.stringify(filters);
     let fetched: LawyerSummaryRow[] | undefined;
-    const { ids, total } = await cache.page(ref.version, `${filterKey}|${sort}|${limit}|${offset}`, async () => {
+    const pageEntry = await cache.page(ref.version, `${filterKey}|${sort}|${limit}|${offset}`, async () => {
       const n = await cache.count(ref.version, filterKey, () => countPublicLawyers(db, filters));
       fetched = offset < n ? await searchPublicLawyers(db, filters, sort, limit, offset) : [];
       return { ids: fetched.map((r) => r.id), total: n };
     });
+    const { ids, total } = pageEntry;
     const entries = ids.map((id) => cache.lawyer(id, stamp));
     let rows: readonly LawyerSummaryRow[];
     if (fetched === undefined && entries.every((e) => e.summary ?? e.row)) {
@@ -96,13 +97,18 @@ export class DirectoryService {
     }
     const nowMs = this.deps.clock.now().getTime();
     const next = await this.nextAvailableFor(rows, entries, nowMs);
-    return {
+    // Same rows (objects) and the same next_available values: the same answer, handed out again.
+    const last = pageEntry.last;
+    if (last && last.rows.length === rows.length && rows.every((r, i) => last.rows[i] === r && last.next[i] === next[i])) return last.response;
+    const response: SearchResponse = {
       total,
       page,
       limit,
       has_more: offset + rows.length < total,
       lawyers: rows.map((r, i) => this.summary(r, ref, next[i] ?? null)),
     };
+    pageEntry.last = { rows, next, response };
+    return response;
   }
 
   /**
@@ -123,8 +129,10 @@ export class DirectoryService {
       };
       entry.profile = profile;
     }
-    const [next] = await this.nextAvailableFor([row], [entry], this.deps.clock.now().getTime());
-    return { ...profile, next_available: next ?? null, ...(options.fenced === false ? { bio: row.bio } : {}) };
+    const [next = null] = await this.nextAvailableFor([row], [entry], this.deps.clock.now().getTime());
+    if (options.fenced === false) return { ...profile, next_available: next, bio: row.bio };
+    if (entry.lastProfile?.next_available !== next) entry.lastProfile = { ...profile, next_available: next };
+    return entry.lastProfile;
   }
 
   async getReviews(lawyerId: string, limit: number): Promise<ReviewsResponse> {

@@ -20,7 +20,7 @@ import {
   listProvinces,
 } from '../../db/repositories/reference.repository.ts';
 import type { CityTable, PracticeAreaTable, ProvinceTable } from '../../db/schema.ts';
-import type { AvailabilityResponse, LawyerProfile, ReviewsResponse } from '../../contract/directory.ts';
+import type { AvailabilityResponse, LawyerProfile, ReviewsResponse, SearchResponse } from '../../contract/directory.ts';
 import { normalizeKey } from './languages.ts';
 
 export interface PracticeAreaNode {
@@ -153,6 +153,8 @@ export interface LawyerEntry {
   /** The row as search reads it (no bio). */
   summary?: LawyerSummaryRow;
   profile?: Omit<LawyerProfile, 'next_available'>;
+  /** The last profile answer, handed out again (the same object) while next_available is unchanged. */
+  lastProfile?: LawyerProfile;
   next?: Timed<string | null>;
   reviews: Map<number, ReviewsResponse>;
   /** Keyed `start|end`. */
@@ -162,6 +164,8 @@ export interface LawyerEntry {
 export interface SearchPage {
   ids: readonly string[];
   total: number;
+  /** The last answer for this page, handed out again (the same object) while its inputs are the same objects and values. */
+  last?: { rows: readonly object[]; next: ReadonlyArray<string | null>; response: SearchResponse };
 }
 
 export class DirectoryCache {

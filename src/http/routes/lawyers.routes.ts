@@ -11,6 +11,7 @@ import {
   SearchResponseSchema,
 } from '../../contract/directory.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import { sendJson } from '../json-body.ts';
 
 export interface LawyerRoutesOptions {
   directory: DirectoryService;
@@ -27,7 +28,7 @@ export const lawyerRoutes: FastifyPluginAsyncTypebox<LawyerRoutesOptions> = asyn
       querystring: SearchQuerySchema,
       response: { 200: SearchResponseSchema, ...problems(400, 401, 403, 429) },
     },
-    handler: (request) => directory.search(request.query),
+    handler: async (request, reply) => sendJson(reply, await directory.search(request.query)),
   });
 
   app.get('/lawyers/:lawyerId', {
@@ -40,7 +41,7 @@ export const lawyerRoutes: FastifyPluginAsyncTypebox<LawyerRoutesOptions> = asyn
       querystring: NoQuerySchema,
       response: { 200: LawyerProfileSchema, ...problems(400, 401, 403, 404, 429) },
     },
-    handler: (request) => directory.getProfile(request.params.lawyerId),
+    handler: async (request, reply) => sendJson(reply, await directory.getProfile(request.params.lawyerId)),
   });
 
   app.get('/lawyers/:lawyerId/availability', {
@@ -54,7 +55,7 @@ export const lawyerRoutes: FastifyPluginAsyncTypebox<LawyerRoutesOptions> = asyn
       querystring: AvailabilityQuerySchema,
       response: { 200: AvailabilityResponseSchema, ...problems(400, 401, 403, 404, 429) },
     },
-    handler: (request) => directory.getAvailability(request.params.lawyerId, request.query),
+    handler: async (request, reply) => sendJson(reply, await directory.getAvailability(request.params.lawyerId, request.query)),
   });
 
   app.get('/lawyers/:lawyerId/reviews', {
@@ -67,6 +68,6 @@ export const lawyerRoutes: FastifyPluginAsyncTypebox<LawyerRoutesOptions> = asyn
       querystring: ReviewsQuerySchema,
       response: { 200: ReviewsResponseSchema, ...problems(400, 401, 403, 404, 429) },
     },
-    handler: (request) => directory.getReviews(request.params.lawyerId, request.query.limit),
+    handler: async (request, reply) => sendJson(reply, await directory.getReviews(request.params.lawyerId, request.query.limit)),
   });
 };
