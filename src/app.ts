@@ -192,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     transform: ({ schema, url }) => ({ schema: schema as never, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) : url }),
   });
 
-  const directoryCache = new DirectoryCache(database, { refreshIntervalMs: config.directoryRefreshMs, clock });
+  const directoryCache = new DirectoryCache(database, { refreshIntervalMs: config.directoryRefreshMs, clock, budgetMb: config.directoryCacheMb });
   const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency });

@@ -39,6 +39,8 @@ export interface Config {
    * other processes; its own changes take effect at once. 0 checks on every request.
    */
   readonly directoryRefreshMs: number;
+  /** Memory budget (estimated MB) of each process's cached directory answers. */
+  readonly directoryCacheMb: number;
   readonly requestLogRetentionDays: number;
   /** Whether API requests are written to the request log (on unless REQUEST_LOG=off). */
   readonly requestLogEnabled: boolean;
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     mailFrom: (env.MAIL_FROM ?? '').trim() || 'Consulta <no-reply@consulta.invalid>',
     keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 1000, 0, 60_000),
     directoryRefreshMs: int(env, 'DIRECTORY_REFRESH_MS', 1000, 0, 60_000),
+    directoryCacheMb: int(env, 'DIRECTORY_CACHE_MB', 32, 1, 4096),
     requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
     requestLogEnabled: onOff(env, 'REQUEST_LOG', true),
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),

@@ -137,4 +137,26 @@ for (const target of databaseTargets()) {
       assert.equal(await total(), 4, 'the skipped id was looked for again');
     });
   });
+
+  describe(`directory read cache memory budget (${target.name})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(target, { config: { directoryRefreshMs: REFRESH_MS, directoryCacheMb: 1 }, now: new Date(T0).toISOString() });
+    });
+    after(() => ctx.close());
+
+    it('stays within DIRECTORY_CACHE_MB, dropping the oldest lawyers first', async () => {
+      const ids = await insertLawyers(ctx.database, Array.from({ length: 40 }, (_, i) => lawyerRecord({ name: `Budget Lawyer ${i}` })));
+      const cache = ctx.app.services.directoryCache;
+      for (const id of ids) {
+        const res = await ctx.app.fastify.inject({ url: `/api/v1/lawyers/${id}/availability` });
+        assert.equal(res.statusCode, 200);
+        assert.ok(cache.cachedBytes <= 1024 * 1024, `${cache.cachedBytes} bytes cached`);
+      }
+      assert.ok(cache.cachedBytes > 512 * 1024, 'the budget is used, not just respected');
+      const bytes = cache.cachedBytes;
+      await ctx.app.fastify.inject({ url: `/api/v1/lawyers/${ids[39]}/availability` });
+      assert.equal(cache.cachedBytes, bytes, 'the newest lawyer is still cached: a hit adds nothing');
+    });
+  });
 }

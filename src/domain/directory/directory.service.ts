@@ -58,6 +58,12 @@ export interface DirectoryServiceDeps {
 
 const NOT_FOUND_DETAIL = 'No verified, publicly listed lawyer has this id.';
 
+// Estimated memory held by cached values (objects, their strings, and their serialised bytes),
+// for the cache's budget (DIRECTORY_CACHE_MB). Rough on purpose; measured in docs/performance.md.
+const ROW_BYTES = 600;
+const SUMMARY_ANSWER_BYTES = 1_500;
+const SLOT_BYTES = 500;
+
 export class DirectoryService {
   constructor(private readonly deps: DirectoryServiceDeps) {}
 
@@ -77,7 +83,8 @@ export class DirectoryService {
     const db = this.deps.database.db;
     const filterKey = JSON.stringify(filters);
     let fetched: LawyerSummaryRow[] | undefined;
-    const pageEntry = await cache.page(ref.version, `${filterKey}|${sort}|${limit}|${offset}`, async () => {
+    const pageKey = `${filterKey}|${sort}|${limit}|${offset}`;
+    const pageEntry = await cache.page(ref.version, pageKey, async () => {
       const n = await cache.count(ref.version, filterKey, () => countPublicLawyers(db, filters));
       fetched = offset < n ? await searchPublicLawyers(db, filters, sort, limit, offset) : [];
       return { ids: fetched.map((r) => r.id), total: n };
@@ -92,7 +99,10 @@ export class DirectoryService {
       rows = fetched ?? (await searchPublicLawyers(db, filters, sort, limit, offset));
       rows.forEach((r, i) => {
         const e = entries[i];
-        if (e && ids[i] === r.id) e.summary = r;
+        if (e && ids[i] === r.id) {
+          if (e.summary === undefined) cache.charge(e, ROW_BYTES);
+          e.summary = r;
+        }
       });
     }
     const nowMs = this.deps.clock.now().getTime();
@@ -107,6 +117,7 @@ export class DirectoryService {
       has_more: offset + rows.length < total,
       lawyers: rows.map((r, i) => this.summary(r, ref, next[i] ?? null)),
     };
+    if (pageEntry.last === undefined) cache.chargePage(pageKey, pageEntry, rows.length * SUMMARY_ANSWER_BYTES);
     pageEntry.last = { rows, next, response };
     return response;
   }
@@ -128,10 +139,14 @@ export class DirectoryService {
         bar_memberships: bars.map((b) => ({ bar_name: b.bar_name, verified: b.verified === 1 })),
       };
       entry.profile = profile;
+      this.deps.cache.charge(entry, 2 * (profile.bio?.length ?? 0) + 2 * ROW_BYTES);
     }
     const [next = null] = await this.nextAvailableFor([row], [entry], this.deps.clock.now().getTime());
     if (options.fenced === false) return { ...profile, next_available: next, bio: row.bio };
-    if (entry.lastProfile?.next_available !== next) entry.lastProfile = { ...profile, next_available: next };
+    if (entry.lastProfile?.next_available !== next) {
+      if (entry.lastProfile === undefined) this.deps.cache.charge(entry, (profile.bio?.length ?? 0) + SUMMARY_ANSWER_BYTES);
+      entry.lastProfile = { ...profile, next_available: next };
+    }
     return entry.lastProfile;
   }
 
@@ -153,6 +168,7 @@ export class DirectoryService {
       })),
     };
     entry.reviews.set(limit, response);
+    this.deps.cache.charge(entry, ROW_BYTES + response.reviews.reduce((n, r) => n + 200 + 3 * (r.comment?.length ?? 0), 0));
     return response;
   }
 
@@ -175,7 +191,7 @@ export class DirectoryService {
 
     const key = `${start}|${end}`;
     const hit = entry.availability.get(key);
-    if (isFresh(hit, nowMs)) return hit.value;
+    if (hit !== undefined && isFresh(hit, nowMs)) return hit.value;
 
     const schedule = (await this.schedulesFor([row], start, end, nowMs)).get(row.id)!;
     const rules = this.rules(nowMs);
@@ -205,6 +221,8 @@ export class DirectoryService {
       profile_url: urls.profile_url,
     };
     entry.availability.set(key, { value: response, computedAtMs: nowMs, validThroughMs: availabilityValidThrough(schedule, generated, rules) });
+    // Replacing an expired answer for the same range: count only the difference.
+    this.deps.cache.charge(entry, SLOT_BYTES * (slots.length - (hit?.value.slots.length ?? -1)));
     return response;
   }
 
@@ -216,7 +234,10 @@ export class DirectoryService {
     // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
     const id = lawyerId.toLowerCase();
     const entry = cache.lawyer(id, stamp);
-    if (entry.row === undefined) entry.row = (await findPublicLawyer(this.deps.database.db, id)) ?? null;
+    if (entry.row === undefined) {
+      entry.row = (await findPublicLawyer(this.deps.database.db, id)) ?? null;
+      cache.charge(entry, ROW_BYTES + 2 * (entry.row?.bio?.length ?? 0));
+    }
     if (entry.row === null) throw notFound(NOT_FOUND_DETAIL);
     return { entry, row: entry.row, ref };
   }
@@ -319,7 +340,7 @@ export class DirectoryService {
     const missing: number[] = [];
     rows.forEach((row, i) => {
       const cached = entries[i]?.next;
-      if (isFresh(cached, nowMs)) result[i] = cached.value;
+      if (cached !== undefined && isFresh(cached, nowMs)) result[i] = cached.value;
       else missing.push(i);
     });
     if (missing.length === 0) return result;
@@ -333,7 +354,10 @@ export class DirectoryService {
       const next = nextAvailability(schedules.get(rows[i]!.id)!, rules, NEXT_AVAILABLE_HORIZON_DAYS);
       result[i] = next.value;
       const entry = entries[i];
-      if (entry) entry.next = { value: next.value, computedAtMs: nowMs, validThroughMs: next.validThroughMs };
+      if (entry) {
+        if (entry.next === undefined) this.deps.cache.charge(entry, 100);
+        entry.next = { value: next.value, computedAtMs: nowMs, validThroughMs: next.validThroughMs };
+      }
     }
     return result;
   }

@@ -21,6 +21,7 @@ import {
 } from '../../db/repositories/reference.repository.ts';
 import type { CityTable, PracticeAreaTable, ProvinceTable } from '../../db/schema.ts';
 import type { AvailabilityResponse, LawyerProfile, ReviewsResponse, SearchResponse } from '../../contract/directory.ts';
+import { BoundedCache, type Weighed } from './bounded-cache.ts';
 import { normalizeKey } from './languages.ts';
 
 export interface PracticeAreaNode {
@@ -121,8 +122,8 @@ function buildReferenceData(
 }
 
 const MAX_CACHED_COUNTS = 10_000;
-const MAX_CACHED_PAGES = 10_000;
-const MAX_CACHED_LAWYERS = 20_000;
+/** Default memory budget of the cached lawyers and search pages (estimated), in MB. */
+export const DEFAULT_DIRECTORY_CACHE_MB = 32;
 /** Changes read per poll; beyond it every lawyer entry is dropped (cheaper than reading on). */
 const MAX_CHANGES_PER_POLL = 5_000;
 /** How long an id skipped by the feed (a transaction not committed yet, or rolled back) is looked for. */
@@ -137,8 +138,8 @@ export interface Timed<T> {
   validThroughMs: number;
 }
 
-export function isFresh<T>(t: Timed<T> | undefined, nowMs: number): t is Timed<T> {
-  return t !== undefined && nowMs >= t.computedAtMs && nowMs <= t.validThroughMs;
+export function isFresh(t: Timed<unknown>, nowMs: number): boolean {
+  return nowMs >= t.computedAtMs && nowMs <= t.validThroughMs;
 }
 
 /**
@@ -147,7 +148,8 @@ export function isFresh<T>(t: Timed<T> | undefined, nowMs: number): t is Timed<T
  * processes when they next read the change feed. Values that depend on the time of day carry
  * their own validity.
  */
-export interface LawyerEntry {
+export interface LawyerEntry extends Weighed {
+  id: string;
   /** The public row; `null` when the lawyer is not public. */
   row?: LawyerProfileRow | null;
   /** The row as search reads it (no bio). */
@@ -161,7 +163,7 @@ export interface LawyerEntry {
   availability: Map<string, Timed<AvailabilityResponse>>;
 }
 
-export interface SearchPage {
+export interface SearchPage extends Partial<Weighed> {
   ids: readonly string[];
   total: number;
   /** The last answer for this page, handed out again (the same object) while its inputs are the same objects and values. */
@@ -173,8 +175,8 @@ export class DirectoryCache {
   private loading: Promise<ReferenceData> | undefined;
   private checkedAt = -Infinity;
   private counts = new Map<string, number>();
-  private pages = new Map<string, SearchPage>();
-  private lawyers = new Map<string, LawyerEntry>();
+  private readonly pages: BoundedCache<SearchPage & Weighed>;
+  private readonly lawyers: BoundedCache<LawyerEntry>;
   /** The change feed: the highest id read, and ids skipped below it (with when they were first missed). */
   private feedCursor: number | undefined;
   private feedGaps = new Map<number, number>();
@@ -187,10 +189,29 @@ export class DirectoryCache {
   /** `clock` paces the refresh (tests move it); 0 ms re-reads on every call. */
   constructor(
     private readonly database: Database,
-    options: { refreshIntervalMs?: number; clock?: Clock } = {},
+    options: { refreshIntervalMs?: number; clock?: Clock; budgetMb?: number } = {},
   ) {
     this.refreshIntervalMs = options.refreshIntervalMs ?? 1000;
     this.clock = options.clock ?? systemClock;
+    // Lawyers (rows, profiles, reviews, availability) take three quarters, search pages the rest.
+    const budget = (options.budgetMb ?? DEFAULT_DIRECTORY_CACHE_MB) * 1024 * 1024;
+    this.lawyers = new BoundedCache(budget * 0.75);
+    this.pages = new BoundedCache(budget * 0.25);
+  }
+
+  /** Estimated bytes held by cached lawyers and pages (for diagnostics and tests). */
+  get cachedBytes(): number {
+    return this.lawyers.bytes + this.pages.bytes;
+  }
+
+  /** Counts `bytes` more held by a lawyer entry (as it is filled) against the budget. */
+  charge(entry: LawyerEntry, bytes: number): void {
+    this.lawyers.charge(entry.id, entry, bytes);
+  }
+
+  /** Counts `bytes` more held by a search page (its last answer) against the budget. */
+  chargePage(key: string, page: SearchPage, bytes: number): void {
+    if (page.bytes !== undefined) this.pages.charge(key, page as SearchPage & Weighed, bytes);
   }
 
   /** Whether the interval has passed since the last refresh (a clock set back counts as passed). */
@@ -247,11 +268,8 @@ export class DirectoryCache {
     if (hit !== undefined) return hit;
     const page = await compute();
     // A version that changed meanwhile must not leave an old page under the new version.
-    if (this.data?.version === version) {
-      if (this.pages.size >= MAX_CACHED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-      this.pages.set(key, page);
-    }
-    return page;
+    if (this.data?.version === version) this.pages.set(key, { ...page, bytes: 200 + key.length + page.ids.length * 100 });
+    return this.pages.get(key) ?? page;
   }
 
   /**
@@ -260,11 +278,10 @@ export class DirectoryCache {
    * is dropped before they fill it, they get a detached entry: what they write is never served.
    */
   lawyer(id: string, stamp: number): LawyerEntry {
-    if (stamp !== this.drops) return { reviews: new Map(), availability: new Map() };
+    if (stamp !== this.drops) return { id, bytes: 0, reviews: new Map(), availability: new Map() };
     let entry = this.lawyers.get(id);
     if (entry === undefined) {
-      if (this.lawyers.size >= MAX_CACHED_LAWYERS) this.lawyers.delete(this.lawyers.keys().next().value!);
-      entry = { reviews: new Map(), availability: new Map() };
+      entry = { id, bytes: 300, reviews: new Map(), availability: new Map() };
       this.lawyers.set(id, entry);
     }
     return entry;
