@@ -1,0 +1,134 @@
+/**
+ * Whatever plan, index or rewrite the search uses, its rows, their order and the total must be
+ * those of the plain definition. This compares them against a reference computed in JavaScript
+ * from the tables, over many random filter, sort and page combinations.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { countPublicLawyers, searchPublicLawyers, type LawyerFilters, type LawyerSort } from '../../src/db/repositories/lawyer.repository.ts';
+import { seedDemoDirectory } from '../../src/domain/demo/seed.service.ts';
+import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { TEST_NOW } from '../support/app.ts';
+
+interface Lawyer {
+  id: string;
+  city_slug: string;
+  consultation_fee_cents: number;
+  rating_key: number;
+  review_count: number;
+  languages: Set<string>;
+  areas: Set<string>;
+}
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SORTS: LawyerSort[] = ['rating', 'reviews', 'price_asc', 'price_desc'];
+
+function compare(sort: LawyerSort): (a: Lawyer, b: Lawyer) => number {
+  const byId = (a: Lawyer, b: Lawyer) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  switch (sort) {
+    case 'rating':
+      return (a, b) => b.rating_key - a.rating_key || b.review_count - a.review_count || byId(a, b);
+    case 'reviews':
+      return (a, b) => b.review_count - a.review_count || b.rating_key - a.rating_key || byId(a, b);
+    case 'price_asc':
+      return (a, b) => a.consultation_fee_cents - b.consultation_fee_cents || byId(a, b);
+    case 'price_desc':
+      return (a, b) => b.consultation_fee_cents - a.consultation_fee_cents || byId(a, b);
+  }
+}
+
+function matches(l: Lawyer, f: LawyerFilters): boolean {
+  if (f.citySlug !== undefined && l.city_slug !== f.citySlug) return false;
+  if (f.minFeeCents !== undefined && l.consultation_fee_cents < f.minFeeCents) return false;
+  if (f.maxFeeCents !== undefined && l.consultation_fee_cents > f.maxFeeCents) return false;
+  if (f.language !== undefined && !l.languages.has(f.language)) return false;
+  if (f.areaSlugs !== undefined && !f.areaSlugs.some((a) => l.areas.has(a))) return false;
+  return true;
+}
+
+for (const target of databaseTargets()) {
+  describe(`lawyer search against a reference (${target.name})`, () => {
+    let t: TestDatabase;
+    let lawyers: Lawyer[] = [];
+    let cities: string[] = [];
+    let languages: string[] = [];
+    let areaTree: Map<string, string[]> = new Map();
+
+    before(async () => {
+      t = await target.create();
+      await seedDemoDirectory(t.database, { lawyers: 1500, seed: 5, referenceDate: '2026-11-23', now: new Date(TEST_NOW) });
+      await t.database.analyze();
+      const db = t.database.db;
+      const rows = await db
+        .selectFrom('lawyers')
+        .select(['id', 'city_slug', 'consultation_fee_cents', 'rating_key', 'review_count'])
+        .where('verified', '=', 1)
+        .where('listed', '=', 1)
+        .execute();
+      const byId = new Map<string, Lawyer>(rows.map((r) => [r.id, { ...r, languages: new Set(), areas: new Set() }]));
+      for (const r of await db.selectFrom('lawyer_languages').select(['lawyer_id', 'language']).execute()) byId.get(r.lawyer_id)?.languages.add(r.language);
+      for (const r of await db.selectFrom('lawyer_practice_areas').select(['lawyer_id', 'area_slug']).execute()) byId.get(r.lawyer_id)?.areas.add(r.area_slug);
+      lawyers = [...byId.values()];
+      cities = [...new Set(lawyers.map((l) => l.city_slug))];
+      languages = [...new Set(lawyers.flatMap((l) => [...l.languages]))];
+      const areas = await db.selectFrom('practice_areas').select(['slug', 'parent_slug']).execute();
+      areaTree = new Map(areas.map((a) => [a.slug, [a.slug, ...areas.filter((c) => c.parent_slug === a.slug).map((c) => c.slug)]]));
+    });
+    after(() => t.drop());
+
+    it('has a seed with rare and common filters, so every plan is exercised', () => {
+      assert.ok(lawyers.length > 1000);
+      const speakers = (code: string) => lawyers.filter((l) => l.languages.has(code)).length;
+      assert.ok(speakers('es') === lawyers.length && speakers('en') > 300);
+      assert.ok(languages.some((c) => speakers(c) > 0 && speakers(c) < 20), 'a rare language');
+    });
+
+    it('returns the same rows, order and total as the reference for random combinations', async () => {
+      const random = rng(20261123);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const slugs = [...areaTree.keys()];
+      const fees = [3000, 4000, 5000, 6000, 8000, 10000, 15000, 20000, 25000];
+      for (let i = 0; i < 300; i++) {
+        const f: LawyerFilters = {};
+        if (random() < 0.3) f.citySlug = random() < 0.1 ? 'no-such-city' : pick(cities);
+        if (random() < 0.5) f.language = random() < 0.05 ? 'xx' : pick(languages);
+        if (random() < 0.5) f.areaSlugs = areaTree.get(pick(slugs))!;
+        if (random() < 0.25) f.minFeeCents = pick(fees);
+        if (random() < 0.25) f.maxFeeCents = pick(fees);
+        const sort = pick(SORTS);
+        const limit = 1 + Math.floor(random() * 25);
+        const expected = lawyers.filter((l) => matches(l, f)).sort(compare(sort));
+        // Shallow pages, deep pages, the last page and beyond it.
+        const lastOffset = Math.max(0, expected.length - limit);
+        const offset = pick([0, 0, limit, Math.floor(random() * (expected.length + 1)), lastOffset, expected.length + limit]);
+        const label = JSON.stringify({ f, sort, limit, offset });
+
+        assert.equal(await countPublicLawyers(t.database.db, f), expected.length, label);
+        const page = await searchPublicLawyers(t.database.db, f, sort, limit, offset);
+        assert.deepEqual(
+          page.map((r) => r.id),
+          expected.slice(offset, offset + limit).map((l) => l.id),
+          label,
+        );
+      }
+    });
+
+    it('reads the full summary columns for the page', async () => {
+      const [row] = await searchPublicLawyers(t.database.db, { language: languages[0] }, 'rating', 1, 0);
+      assert.ok(row);
+      for (const key of ['id', 'name', 'city_slug', 'timezone', 'consultation_fee_cents', 'platform_commission_percent', 'rating_avg', 'total_bookings', 'practice_areas_json', 'languages_json']) {
+        assert.ok(key in row, key);
+      }
+    });
+  });
+}
