@@ -42,6 +42,9 @@ const HELP = `npm run bench -- [options]
                      machine to use < 0.25 cores (default 30; 0 to skip)
   --retries N        measure a scenario again, up to N times, when other processes used
                      ≥ 0.25 cores during it; the least disturbed run is kept (default 2)
+  --skip-cold        skip the cold-cache pass (the per-lawyer scenarios and a search of a new
+                     filter on every request, against a server whose directory cache is too
+                     small to hold them: what an answer costs when it is not cached)
   --header 'K: V'    add a request header to every request (repeatable), e.g. an API key
   --profile          instead of benchmarking, CPU-profile the service (node --cpu-prof)
                      under each selected scenario and print where the time goes`;
@@ -52,6 +55,7 @@ interface Options {
   lawyers: number;
   scaleSizes: number[];
   skipScale: boolean;
+  skipCold: boolean;
   seed: number;
   reseed: boolean;
   ids: number;
@@ -81,6 +85,7 @@ function parseOptions(argv: string[]): Options | null {
       lawyers: { type: 'string' },
       'scale-sizes': { type: 'string' },
       'skip-scale': { type: 'boolean' },
+      'skip-cold': { type: 'boolean' },
       seed: { type: 'string' },
       reseed: { type: 'boolean' },
       ids: { type: 'string' },
@@ -115,6 +120,7 @@ function parseOptions(argv: string[]): Options | null {
     lawyers: positiveInt('lawyers', values.lawyers, 20_000, 1_000_000),
     scaleSizes: scaleSizes.sort((a, b) => a - b),
     skipScale: values['skip-scale'] === true,
+    skipCold: values['skip-cold'] === true,
     seed: positiveInt('seed', values.seed, 7, 2 ** 31 - 1),
     reseed: values.reseed === true,
     ids: positiveInt('ids', values.ids, quick ? 50 : 200, 5000),
@@ -145,7 +151,7 @@ function scratchCopy(db: BenchDatabase): string {
   return copy;
 }
 
-async function startApp(db: BenchDatabase, extraNodeArgs: string[] = []): Promise<Child> {
+async function startApp(db: BenchDatabase, extraNodeArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<Child> {
   const file = scratchCopy(db);
   const port = await freePort();
   const removeCopy = () => {
@@ -157,7 +163,7 @@ async function startApp(db: BenchDatabase, extraNodeArgs: string[] = []): Promis
       nodeArgs: [...extraNodeArgs, 'bin/consulta.js', 'serve'],
       // Request logging stays on: one JSON line per request is part of the hot path measured.
       // TRUST_PROXY: clients are told apart by X-Forwarded-For, as behind a proxy (addresses.ts).
-      env: { PORT: String(port), HOST, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', TRUST_PROXY: HOST },
+      env: { PORT: String(port), HOST, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', TRUST_PROXY: HOST, ...extraEnv },
       port,
       readyPath: '/readyz',
       logFile: path.join(BENCH_DIR, 'logs', `app-${db.lawyers}.log`),
@@ -280,6 +286,44 @@ async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
   });
 }
 
+/**
+ * The cold-cache pass: the per-lawyer scenarios against a server whose directory cache (1 MB)
+ * cannot hold the rotated lawyers, so nearly every answer is computed from the database; and a
+ * search with a new filter combination on every request. Compared with the raw baseline's
+ * figures for the same scenario from the main table (for the search, residence+ar's).
+ */
+const COLD_IDS = 2000;
+
+async function coldRun(options: Options, db: BenchDatabase, main: ScenarioResult[], notes: string[]): Promise<ScenarioResult[]> {
+  const specs = selected(options, [...SCENARIOS.filter((s) => s.kind === 'lawyer'), UNCACHED_COUNT_SCENARIO]);
+  if (specs.length === 0) return [];
+  const app = await startApp(db, [], { DIRECTORY_CACHE_MB: '1' });
+  return withServers([app], async () => {
+    // Far more lawyers than 1 MB holds (a profile takes ~8 KB, an availability answer ~30 KB).
+    const ids = await discoverLawyerIds(app.url, COLD_IDS, options.load.headers);
+    process.stdout.write(`\ncold cache (DIRECTORY_CACHE_MB=1), ${db.lawyers.toLocaleString('en')} lawyers, ${ids.length} lawyer ids rotated\n`);
+    const out: ScenarioResult[] = [];
+    for (const spec of specs) {
+      const rawOf = spec === UNCACHED_COUNT_SCENARIO ? 'search: residence+ar' : spec.name;
+      const raw = main.find((r) => r.name === rawOf)?.baseline;
+      if (!raw) continue;
+      const paths = spec.paths(ids);
+      await capture(app.url, paths.slice(0, 3), options.load.headers);
+      const m = await leastDisturbed(options, async () => {
+        await quiet(options, [app.pid]);
+        const run = await measure({ url: app.url, pid: app.pid }, paths, options.load);
+        process.stdout.write(`  ${spec.name.padEnd(30)} ${fmt(run)}\n`);
+        return run;
+      }, (run) => run.otherCores);
+      warn(`${spec.name} (cold)`, m, notes);
+      const target = spec === UNCACHED_COUNT_SCENARIO ? 0.3 : spec.target;
+      const ratio = m.rps / raw.rps;
+      out.push({ name: `${spec === UNCACHED_COUNT_SCENARIO ? 'search: new filter each request' : spec.name} (cold)`, kind: spec.kind, paths: paths.length, target, app: m, baseline: raw, ratio, pass: ratio >= target });
+    }
+    return out;
+  });
+}
+
 async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
   const scenarios = selected(options, [...SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO]);
   const app = await startApp(db);
@@ -377,10 +421,15 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   const main = await mainBench(options, mainDb, notes);
 
+  const cold = options.skipCold ? [] : await coldRun(options, mainDb, main.results, notes);
+
   const scaleRuns: Awaited<ReturnType<typeof scaleRun>>[] = [];
   for (const db of scaleDbs) scaleRuns.push(await scaleRun(options, db, notes));
 
   process.stdout.write(`\n## Hot read endpoints, ${mainDb.lawyers.toLocaleString('en')} lawyers (SQLite)\n\n${scenarioTable(main.results)}\n`);
+  if (cold.length > 0) {
+    process.stdout.write(`\n## Cold cache (informational: raw figures from the table above)\n\n${scenarioTable(cold)}\n`);
+  }
   const memoryRows = [...main.memoryRows];
   let scaleRows: ScaleRow[] = [];
   if (scaleRuns.length >= 2) {
@@ -437,6 +486,7 @@ async function main(): Promise<void> {
     databases: [mainDb, ...scaleDbs.filter((d) => d !== mainDb)].map((d) => ({ lawyers: d.lawyers, seed: d.seed, reference_date: d.referenceDate, file: path.relative(ROOT, d.file), seeded_seconds: d.seededSeconds })),
     targets: { search: 0.3, lawyer: 0.4, reference: 0.7, scale_p50_ratio: SCALE_TARGET, rss_mb: RSS_TARGET_MB },
     scenarios: main.results,
+    cold,
     app_log_bytes: main.logBytes,
     scale: { runs: scaleRuns.map((r) => ({ lawyers: r.lawyers, peak_rss_mb: r.peakRssMb, max_rss_under_load_mb: r.maxRssUnderLoadMb, search: r.search })), rows: scaleRows },
     memory: memoryRows,
