@@ -14,6 +14,11 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly dialect: DialectName;
+  /**
+   * The better-sqlite3 connection behind `db` (SQLite only), for the one bulk write that bypasses
+   * the query builder: request-log batches, as prepared statements.
+   */
+  readonly sqlite?: SQLite.Database;
   /** Throws when the database does not answer (used by /readyz). */
   ping(): Promise<void>;
   /** Refreshes planner statistics after bulk writes (seed, import). */
@@ -95,6 +100,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   return {
     db,
     dialect: 'sqlite',
+    sqlite,
     ping: async () => {
       sqlite.prepare('select 1').get();
     },

@@ -1,4 +1,6 @@
 /** The API request log and the per-key daily usage aggregates. */
+import type SQLite from 'better-sqlite3';
+import type { Database } from '../database.ts';
 import type { RequestLogTable, UsageDailyTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -24,6 +26,84 @@ export async function addUsageDaily(db: Executor, rows: UsageDailyTable[]): Prom
       )
       .execute();
   }
+}
+
+/**
+ * The daily-usage increments a batch of log entries adds: live keyed traffic only (anonymous
+ * requests and test keys are not counted), per key and UTC day.
+ */
+export function dailyUsage(batch: readonly RequestLogTable[]): UsageDailyTable[] {
+  const daily = new Map<string, UsageDailyTable>();
+  for (const e of batch) {
+    if (e.key_id === null || e.test === 1) continue;
+    const day = e.at.slice(0, 10);
+    const k = `${e.key_id}|${day}`;
+    let row = daily.get(k);
+    if (!row) {
+      row = { key_id: e.key_id, day, requests: 0, errors: 0, rate_limited: 0 };
+      daily.set(k, row);
+    }
+    row.requests++;
+    if (e.status >= 400) row.errors++;
+    if (e.status === 429) row.rate_limited++;
+  }
+  return [...daily.values()];
+}
+
+const INSERT_REQUEST_SQL =
+  'insert into request_log (request_id, at, key_id, owner_type, owner_id, test, method, route, path, status, duration_ms, client_ip, error_code) ' +
+  'values (@request_id, @at, @key_id, @owner_type, @owner_id, @test, @method, @route, @path, @status, @duration_ms, @client_ip, @error_code) ' +
+  'on conflict (request_id) do nothing';
+const ADD_USAGE_SQL =
+  'insert into usage_daily (key_id, day, requests, errors, rate_limited) values (@key_id, @day, @requests, @errors, @rate_limited) ' +
+  'on conflict (key_id, day) do update set requests = usage_daily.requests + excluded.requests, ' +
+  'errors = usage_daily.errors + excluded.errors, rate_limited = usage_daily.rate_limited + excluded.rate_limited';
+
+const sqliteWriters = new WeakMap<SQLite.Database, (batch: readonly RequestLogTable[]) => void>();
+
+/**
+ * Writes a batch of log entries and its daily aggregates in one transaction. On SQLite, as
+ * prepared statements on the connection (the query builder would compile a new multi-row insert
+ * for every batch, several times slower), taken through the query builder's connection lock so
+ * the write never lands inside another caller's open transaction.
+ */
+export async function writeRequestLogBatch(database: Database, batch: readonly RequestLogTable[]): Promise<void> {
+  const sqlite = database.sqlite;
+  if (sqlite) {
+    let write = sqliteWriters.get(sqlite);
+    if (!write) {
+      write = sqliteRequestLogWriter(sqlite);
+      sqliteWriters.set(sqlite, write);
+    }
+    const writeNow = write;
+    await database.db.connection().execute(async () => writeNow(batch));
+    return;
+  }
+  await database.db.transaction().execute(async (trx) => {
+    await insertRequestLogBatch(trx, [...batch]);
+    await addUsageDaily(trx, dailyUsage(batch));
+  });
+}
+
+/**
+ * The same writes as insertRequestLogBatch + addUsageDaily, straight on a better-sqlite3
+ * connection: one IMMEDIATE transaction per batch, so the log rows and their daily aggregates
+ * commit together. Statements are prepared on first use, so a connection opened before the
+ * tables exist fails per write, not for good.
+ */
+function sqliteRequestLogWriter(sqlite: SQLite.Database): (batch: readonly RequestLogTable[]) => void {
+  let write: SQLite.Transaction<(batch: readonly RequestLogTable[]) => void> | undefined;
+  return (batch) => {
+    if (!write) {
+      const insertRequest = sqlite.prepare(INSERT_REQUEST_SQL);
+      const addUsage = sqlite.prepare(ADD_USAGE_SQL);
+      write = sqlite.transaction((rows: readonly RequestLogTable[]) => {
+        for (const row of rows) insertRequest.run(row);
+        for (const row of dailyUsage(rows)) addUsage.run(row);
+      });
+    }
+    write.immediate(batch);
+  };
 }
 
 export function listUsageDaily(db: Executor, keyId: string, fromDay: string, toDay: string): Promise<UsageDailyTable[]> {

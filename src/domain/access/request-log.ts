@@ -4,16 +4,16 @@
  * are added in the same transaction, from live traffic only (test keys are flagged in the log and
  * excluded from aggregates). A crash loses at most one flush interval of log entries; nothing a
  * client was promised depends on them.
+ *
+ * On SQLite a batch is written with prepared statements on the connection itself (about 2.5 ms
+ * for 500 entries, against 5–9 ms, up to 37, through the query builder, which compiles a
+ * multi-row insert anew for each batch); the write blocks the event loop for that long. On
+ * PostgreSQL the driver does not block.
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
-import {
-  addUsageDaily,
-  deleteRequestsBefore,
-  findRequest,
-  insertRequestLogBatch,
-} from '../../db/repositories/request-log.repository.ts';
-import type { RequestLogTable, UsageDailyTable } from '../../db/schema.ts';
+import { deleteRequestsBefore, findRequest, writeRequestLogBatch } from '../../db/repositories/request-log.repository.ts';
+import type { RequestLogTable } from '../../db/schema.ts';
 
 export type RequestLogEntry = RequestLogTable;
 
@@ -56,7 +56,10 @@ export class RequestLog {
     if (this.buffer.length >= this.maxBatch && !this.flushing) void this.flush();
   }
 
-  /** Writes everything queued so far. Concurrent calls share one flush. */
+  /**
+   * Writes everything queued so far; resolves once it is committed (readable by any connection).
+   * Concurrent calls share one flush. A failed write keeps its entries for the next flush.
+   */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 ? this.flush() : undefined));
     if (this.buffer.length === 0) return Promise.resolve();
@@ -81,6 +84,7 @@ export class RequestLog {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.flush();
+
   }
 
   /** One entry, for support (`consulta requests show`). Flushes first so a fresh id is found. */
@@ -89,25 +93,8 @@ export class RequestLog {
     return findRequest(this.database.db, requestId);
   }
 
-  private async write(batch: RequestLogEntry[]): Promise<void> {
-    const daily = new Map<string, UsageDailyTable>();
-    for (const e of batch) {
-      if (e.key_id === null || e.test === 1) continue;
-      const day = e.at.slice(0, 10);
-      const k = `${e.key_id}|${day}`;
-      let row = daily.get(k);
-      if (!row) {
-        row = { key_id: e.key_id, day, requests: 0, errors: 0, rate_limited: 0 };
-        daily.set(k, row);
-      }
-      row.requests++;
-      if (e.status >= 400) row.errors++;
-      if (e.status === 429) row.rate_limited++;
-    }
-    await this.database.db.transaction().execute(async (trx) => {
-      await insertRequestLogBatch(trx, batch);
-      await addUsageDaily(trx, [...daily.values()]);
-    });
+  private write(batch: RequestLogEntry[]): Promise<void> {
+    return writeRequestLogBatch(this.database, batch);
   }
 }
 

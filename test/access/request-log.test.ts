@@ -1,0 +1,201 @@
+/**
+ * The request log's writes on real databases (prepared statements on SQLite, the query builder on
+ * PostgreSQL): flush-then-read, close drains, failed writes keep their entries, a flush never
+ * joins another caller's open transaction, and a stopping server drains the log.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrator.ts';
+import { RequestLog, type RequestLogEntry } from '../../src/domain/access/request-log.ts';
+import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { startServerProcess } from '../support/process.ts';
+
+let seq = 0;
+function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
+  seq++;
+  return {
+    request_id: `req_${process.pid.toString(16)}_${seq.toString(16).padStart(8, '0')}`,
+    at: '2026-11-23T08:00:00.000Z',
+    key_id: null,
+    owner_type: null,
+    owner_id: null,
+    test: 0,
+    method: 'GET',
+    route: '/api/v1/cities',
+    path: '/api/v1/cities',
+    status: 200,
+    duration_ms: 0.5,
+    client_ip: '192.0.2.1',
+    error_code: null,
+    ...overrides,
+  };
+}
+
+const keyed = (keyId: string, status = 200, test = 0) =>
+  entry({ key_id: keyId, owner_type: 'user', owner_id: 'usr_1', status, test, error_code: status === 429 ? 'rate_limited' : null });
+
+async function countLogged(database: Database, ids: string[]): Promise<number> {
+  const rows = await database.db.selectFrom('request_log').select('request_id').where('request_id', 'in', ids).execute();
+  return rows.length;
+}
+
+for (const target of databaseTargets()) {
+  describe(`request log writes (${target.name})`, () => {
+    let t: TestDatabase;
+    /** A second connection, as another process would read the log. */
+    let reader: Database;
+    before(async () => {
+      t = await target.create();
+      reader = openDatabase(t.url);
+    });
+    after(async () => {
+      await reader.close();
+      await t.drop();
+    });
+
+    it('flush resolves once the batch and its daily usage are committed and readable by another connection', async () => {
+      const log = new RequestLog(t.database, { flushIntervalMs: 60_000 });
+      const batch = [keyed('key_a'), keyed('key_a', 404), keyed('key_a', 429), keyed('key_b'), keyed('key_t', 200, 1), entry()];
+      for (const e of batch) log.record(e);
+      await log.flush();
+      assert.equal(await countLogged(reader, batch.map((e) => e.request_id)), batch.length);
+      const stored = await reader.db.selectFrom('request_log').selectAll().where('request_id', '=', batch[2]!.request_id).executeTakeFirstOrThrow();
+      assert.deepEqual(stored, batch[2]);
+      const usage = await reader.db.selectFrom('usage_daily').selectAll().where('day', '=', '2026-11-23').orderBy('key_id').execute();
+      assert.deepEqual(usage, [
+        { key_id: 'key_a', day: '2026-11-23', requests: 3, errors: 2, rate_limited: 1 },
+        { key_id: 'key_b', day: '2026-11-23', requests: 1, errors: 0, rate_limited: 0 },
+      ]);
+
+      // A second batch adds to the same day's counters; find() flushes first.
+      const more = keyed('key_a', 500);
+      log.record(more);
+      assert.deepEqual(await log.find(more.request_id), more);
+      const a = await reader.db.selectFrom('usage_daily').selectAll().where('key_id', '=', 'key_a').executeTakeFirstOrThrow();
+      assert.deepEqual([a.requests, a.errors, a.rate_limited], [4, 3, 1]);
+      await log.close();
+    });
+
+    it('flushes by itself once maxBatch entries wait, and close() writes what is left', async () => {
+      const log = new RequestLog(t.database, { flushIntervalMs: 60_000, maxBatch: 3 });
+      const first = [entry(), entry(), entry()];
+      for (const e of first) log.record(e);
+      const rest = [entry(), entry()];
+      for (const e of rest) log.record(e);
+      await log.close();
+      assert.equal(await countLogged(reader, [...first, ...rest].map((e) => e.request_id)), 5);
+    });
+
+    it('a failed write keeps its entries (within maxBuffered), reports onError, and the next flush writes them', async () => {
+      const errors: Array<{ err: unknown; dropped: number }> = [];
+      const log = new RequestLog(t.database, { flushIntervalMs: 60_000, maxBuffered: 4, onError: (err, dropped) => errors.push({ err, dropped }) });
+      // Warm the writer up (statements are prepared on the first write).
+      const warm = entry();
+      log.record(warm);
+      await log.flush();
+      assert.equal(errors.length, 0);
+
+      await sql`alter table request_log rename to request_log_away`.execute(t.database.db);
+      try {
+        const failing = [keyed('key_f'), keyed('key_f'), entry()];
+        for (const e of failing) log.record(e);
+        await log.flush();
+        assert.equal(errors.length, 1);
+        assert.match(String((errors[0]!.err as Error).message), /request_log/);
+        assert.equal(errors[0]!.dropped, 0);
+
+        // Beyond maxBuffered the oldest entries are dropped.
+        const extra = [entry(), entry()];
+        for (const e of extra) log.record(e);
+        await log.flush();
+        assert.equal(errors.length, 2);
+        assert.equal(errors[1]!.dropped, 1);
+      } finally {
+        await sql`alter table request_log_away rename to request_log`.execute(t.database.db);
+      }
+      await log.flush();
+      assert.equal(errors.length, 2);
+      const rows = await reader.db.selectFrom('request_log').select('request_id').where('client_ip', '=', '192.0.2.1').execute();
+      const kept = await reader.db.selectFrom('usage_daily').selectAll().where('key_id', '=', 'key_f').execute();
+      // 5 entries failed, the oldest (a key_f one) was dropped: 4 written, with their usage.
+      assert.ok(rows.length >= 5); // plus the warm-up and the earlier tests' entries
+      assert.deepEqual(kept.map((r) => r.requests), [1]);
+      await log.close();
+    });
+
+    it('a flush waits for a transaction in progress and never joins it: a rollback there loses no log entry', async () => {
+      const log = new RequestLog(t.database, { flushIntervalMs: 60_000 });
+      const e = entry();
+      let flushed: Promise<void> | undefined;
+      await assert.rejects(
+        t.database.db.transaction().execute(async (trx) => {
+          await trx.updateTable('directory_state').set({ updated_at: 'rolled back' }).where('id', '=', 1).execute();
+          log.record(e);
+          flushed = log.flush();
+          await new Promise((resolve) => setImmediate(resolve));
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      await flushed;
+      assert.equal(await countLogged(reader, [e.request_id]), 1);
+      const state = await reader.db.selectFrom('directory_state').select('updated_at').executeTakeFirstOrThrow();
+      assert.notEqual(state.updated_at, 'rolled back');
+      await log.close();
+    });
+  });
+}
+
+describe('request log on in-memory SQLite (written in-thread)', () => {
+  it('flushes and finds entries on the same connection', async () => {
+    const database = openDatabase(':memory:');
+    try {
+      await migrateToLatest(database);
+      const log = new RequestLog(database, { flushIntervalMs: 60_000 });
+      const e = keyed('key_m');
+      log.record(e);
+      assert.deepEqual(await log.find(e.request_id), e);
+      const usage = await database.db.selectFrom('usage_daily').selectAll().execute();
+      assert.deepEqual(usage, [{ key_id: 'key_m', day: '2026-11-23', requests: 1, errors: 0, rate_limited: 0 }]);
+      await log.close();
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe('request log and the server lifetime (SQLite file)', () => {
+  let dir: string;
+  let url: string;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-rl-'));
+    url = `sqlite:${path.join(dir, 'log.db')}`;
+    const database = openDatabase(url);
+    await migrateToLatest(database);
+    await database.close();
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('`consulta serve` logs API requests and stops cleanly on SIGTERM, draining the log', async () => {
+    const server = await startServerProcess({ DATABASE_URL: url, SITE_URL: 'http://consulta.test', FENCE_SECRET: 'test-fence-secret-0123456789', REQUEST_LOG_FLUSH_MS: '60000' });
+    let requestId: string;
+    try {
+      const res = await fetch(`${server.url}/api/v1/cities`);
+      assert.equal(res.status, 200);
+      requestId = res.headers.get('x-request-id')!;
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0);
+    }
+    const database = openDatabase(url);
+    try {
+      assert.equal(await countLogged(database, [requestId]), 1, 'the entry buffered at shutdown was written');
+    } finally {
+      await database.close();
+    }
+  });
+});
