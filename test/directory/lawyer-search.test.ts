@@ -1,12 +1,15 @@
 /**
  * Whatever plan, index or rewrite the search uses, its rows, their order and the total must be
- * those of the plain definition. This compares them against a reference computed in JavaScript
- * from the tables, over many random filter, sort and page combinations.
+ * those of the plain definition. This compares the SQL definition (countPublicLawyers,
+ * searchPublicLawyers) and the in-memory search index the service answers from against a
+ * reference computed in JavaScript from the tables, over many random filter, sort and page
+ * combinations.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { countPublicLawyers, searchPublicLawyers, type LawyerFilters, type LawyerSort } from '../../src/db/repositories/lawyer.repository.ts';
 import { seedDemoDirectory } from '../../src/domain/demo/seed.service.ts';
+import { loadSearchIndex, type SearchIndex } from '../../src/domain/directory/search-index.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { TEST_NOW } from '../support/app.ts';
 
@@ -63,6 +66,7 @@ for (const target of databaseTargets()) {
     let cities: string[] = [];
     let languages: string[] = [];
     let areaTree: Map<string, string[]> = new Map();
+    let index: SearchIndex;
 
     before(async () => {
       t = await target.create();
@@ -83,6 +87,8 @@ for (const target of databaseTargets()) {
       languages = [...new Set(lawyers.flatMap((l) => [...l.languages]))];
       const areas = await db.selectFrom('practice_areas').select(['slug', 'parent_slug']).execute();
       areaTree = new Map(areas.map((a) => [a.slug, [a.slug, ...areas.filter((c) => c.parent_slug === a.slug).map((c) => c.slug)]]));
+      // Small chunks, so that the build's id ranges have many boundaries.
+      index = await loadSearchIndex(t.database, { chunk: 97 });
     });
     after(() => t.drop());
 
@@ -120,7 +126,14 @@ for (const target of databaseTargets()) {
           expected.slice(offset, offset + limit).map((l) => l.id),
           label,
         );
+        assert.equal(index.count(f), expected.length, `index: ${label}`);
+        assert.deepEqual(index.page(f, sort, limit, offset), expected.slice(offset, offset + limit).map((l) => l.id), `index: ${label}`);
       }
+    });
+
+    it('indexes exactly the public lawyers', () => {
+      assert.equal(index.size, lawyers.length);
+      assert.deepEqual(index.page({}, 'rating', lawyers.length + 10, 0).sort(), lawyers.map((l) => l.id).sort());
     });
 
     it('reads the full summary columns for the page', async () => {

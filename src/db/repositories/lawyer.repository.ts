@@ -1,5 +1,5 @@
 /** Lawyers: the search query, single reads and bulk writes. */
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type {
   BarMembershipTable,
   DateExceptionTable,
@@ -117,6 +117,105 @@ export async function countPublicLawyers(db: Executor, filters: LawyerFilters): 
     filters,
   ).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** The summary rows of these public lawyers (any order; ids that are not public are left out). */
+export async function findPublicLawyersByIds(db: Executor, ids: readonly string[]): Promise<LawyerSummaryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('lawyers')
+    .select(SUMMARY_COLUMNS)
+    .where('id', 'in', [...ids])
+    .where('verified', '=', 1)
+    .where('listed', '=', 1)
+    .execute();
+}
+
+/** What the search index keeps of a public lawyer. */
+export type LawyerIndexRow = Pick<LawyerTable, 'id' | 'city_slug' | 'consultation_fee_cents' | 'rating_key' | 'review_count'>;
+
+// The search index's bulk reads return a few rows of comma-joined values (`string_agg`, SQLite
+// 3.44+ and PostgreSQL): decoding one row per lawyer or per link costs more than the query.
+// Ids are UUIDs and slugs and language codes never contain commas; the counts are checked.
+const joined = (column: string) => sql<string | null>`string_agg(cast(${sql.ref(column)} as text), ',')`;
+
+function split(text: string | null, n: number): string[] {
+  const parts = text === null || text === '' ? [] : text.split(',');
+  if (parts.length !== n) throw new Error(`search index read: expected ${n} values, got ${parts.length}`);
+  return parts;
+}
+
+/**
+ * Public lawyers with an id after `afterId` (from the first when undefined), the first `limit` in
+ * id order (returned in any order), and the last id of them (where the next chunk starts).
+ */
+export async function listPublicLawyersForIndex(
+  db: Executor,
+  afterId: string | undefined,
+  limit: number,
+): Promise<{ rows: LawyerIndexRow[]; lastId: string | undefined }> {
+  let chunk = db
+    .selectFrom('lawyers')
+    .select(['id', 'city_slug', 'consultation_fee_cents', 'rating_key', 'review_count'])
+    .where('verified', '=', 1)
+    .where('listed', '=', 1);
+  if (afterId !== undefined) chunk = chunk.where('id', '>', afterId);
+  const r = await db
+    .selectFrom(chunk.orderBy('id').limit(limit).as('p'))
+    .select((eb) => [
+      joined('p.id').as('ids'),
+      joined('p.city_slug').as('cities'),
+      joined('p.consultation_fee_cents').as('fees'),
+      joined('p.rating_key').as('rating_keys'),
+      joined('p.review_count').as('review_counts'),
+      eb.fn.max('p.id').as('last_id'),
+      eb.fn.countAll<number>().as('n'),
+    ])
+    .executeTakeFirstOrThrow();
+  const n = Number(r.n);
+  const ids = split(r.ids, n);
+  const cities = split(r.cities, n);
+  const fees = split(r.fees, n);
+  const ratingKeys = split(r.rating_keys, n);
+  const reviewCounts = split(r.review_counts, n);
+  const rows = ids.map((id, i) => ({
+    id,
+    city_slug: cities[i]!,
+    consultation_fee_cents: Number(fees[i]),
+    rating_key: Number(ratingKeys[i]),
+    review_count: Number(reviewCounts[i]),
+  }));
+  return { rows, lastId: r.last_id ?? undefined };
+}
+
+/** Per language, the lawyers with `afterId < lawyer_id <= upToId` (an undefined end is open), public or not. */
+export async function listLanguagesForIndex(
+  db: Executor,
+  afterId: string | undefined,
+  upToId: string | undefined,
+): Promise<Array<{ value: string; lawyerIds: string[] }>> {
+  let q = db
+    .selectFrom('lawyer_languages')
+    .select((eb) => ['language as value', joined('lawyer_id').as('ids'), eb.fn.countAll<number>().as('n')])
+    .groupBy('language');
+  if (afterId !== undefined) q = q.where('lawyer_id', '>', afterId);
+  if (upToId !== undefined) q = q.where('lawyer_id', '<=', upToId);
+  return (await q.execute()).map((r) => ({ value: r.value, lawyerIds: split(r.ids, Number(r.n)) }));
+}
+
+/** Per practice area, the lawyers with `afterId < lawyer_id <= upToId`, as listLanguagesForIndex. */
+export async function listPracticeAreasForIndex(
+  db: Executor,
+  afterId: string | undefined,
+  upToId: string | undefined,
+): Promise<Array<{ value: string; lawyerIds: string[] }>> {
+  let q = db
+    .selectFrom('lawyer_practice_areas')
+    .select((eb) => ['area_slug as value', joined('lawyer_id').as('ids'), eb.fn.countAll<number>().as('n')])
+    .groupBy('area_slug');
+  if (afterId !== undefined) q = q.where('lawyer_id', '>', afterId);
+  if (upToId !== undefined) q = q.where('lawyer_id', '<=', upToId);
+  return (await q.execute()).map((r) => ({ value: r.value, lawyerIds: split(r.ids, Number(r.n)) }));
 }
 
 /** A lawyer only if verified and publicly listed; anything else reads as absent. */

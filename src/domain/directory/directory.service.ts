@@ -6,11 +6,10 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import {
-  countPublicLawyers,
   findPublicLawyer,
+  findPublicLawyersByIds,
   listBarMemberships,
   listRecentReviews,
-  searchPublicLawyers,
   type LawyerFilters,
   type LawyerProfileRow,
   type LawyerSort,
@@ -80,33 +79,34 @@ export class DirectoryService {
     const sort: LawyerSort = query.sort ?? 'rating';
     const { page, limit } = query;
     const offset = (page - 1) * limit;
-    const db = this.deps.database.db;
-    const filterKey = JSON.stringify(filters);
-    let fetched: LawyerSummaryRow[] | undefined;
-    const pageKey = `${filterKey}|${sort}|${limit}|${offset}`;
+    const pageKey = `${JSON.stringify(filters)}|${sort}|${limit}|${offset}`;
     const pageEntry = await cache.page(ref.version, pageKey, async () => {
-      const n = await cache.count(ref.version, filterKey, () => countPublicLawyers(db, filters));
-      fetched = offset < n ? await searchPublicLawyers(db, filters, sort, limit, offset) : [];
-      return { ids: fetched.map((r) => r.id), total: n };
+      // Totals and page ids come from the in-memory index of this directory version.
+      const index = await cache.searchIndex(ref.version);
+      const total = index.count(filters);
+      return { ids: offset < total ? index.page(filters, sort, limit, offset) : [], total };
     });
     const { ids, total } = pageEntry;
     const entries = ids.map((id) => cache.lawyer(id, stamp));
-    let rows: readonly LawyerSummaryRow[];
-    if (fetched === undefined && entries.every((e) => e.summary ?? e.row)) {
-      rows = entries.map((e) => (e.summary ?? e.row)!);
-    } else {
-      // A page computed now, or one whose rows were dropped (a lawyer changed): read them again.
-      rows = fetched ?? (await searchPublicLawyers(db, filters, sort, limit, offset));
-      rows.forEach((r, i) => {
-        const e = entries[i];
-        if (e && ids[i] === r.id) {
-          if (e.summary === undefined) cache.charge(e, ROW_BYTES);
-          e.summary = r;
-        }
+    const cached = entries.map((e) => e.summary ?? e.row ?? undefined);
+    const missing = ids.filter((_, i) => cached[i] === undefined);
+    if (missing.length > 0) {
+      // Rows not cached yet, or dropped (a lawyer changed): read them, in any order.
+      const found = new Map((await findPublicLawyersByIds(this.deps.database.db, missing)).map((r) => [r.id, r]));
+      ids.forEach((id, i) => {
+        const r = found.get(id);
+        const e = entries[i]!;
+        if (cached[i] !== undefined || r === undefined) return;
+        cached[i] = r;
+        if (e.summary === undefined) cache.charge(e, ROW_BYTES);
+        e.summary = r;
       });
     }
+    // A lawyer no longer public (another process's write not seen yet) is left out.
+    const kept = entries.filter((_, i) => cached[i] !== undefined);
+    const rows: readonly LawyerSummaryRow[] = cached.filter((r) => r !== undefined);
     const nowMs = this.deps.clock.now().getTime();
-    const next = await this.nextAvailableFor(rows, entries, nowMs);
+    const next = await this.nextAvailableFor(rows, kept, nowMs);
     // Same rows (objects) and the same next_available values: the same answer, handed out again.
     const last = pageEntry.last;
     if (last && last.rows.length === rows.length && rows.every((r, i) => last.rows[i] === r && last.next[i] === next[i])) return last.response;
@@ -114,7 +114,7 @@ export class DirectoryService {
       total,
       page,
       limit,
-      has_more: offset + rows.length < total,
+      has_more: offset + ids.length < total,
       lawyers: rows.map((r, i) => this.summary(r, ref, next[i] ?? null)),
     };
     if (pageEntry.last === undefined) cache.chargePage(pageKey, pageEntry, rows.length * SUMMARY_ANSWER_BYTES);

@@ -1,7 +1,8 @@
 /**
  * Reference data (provinces, cities, the practice-area tree) and everything derived from the
  * directory that is expensive to recompute per request (search totals and pages, lawyer rows,
- * profiles, reviews, next_available, availability), cached per process. Everything is keyed by
+ * profiles, reviews, next_available, availability), cached per process; search totals and page
+ * ids come from an in-memory index of the public lawyers (search-index.ts). Everything is keyed by
  * the directory version, which every directory write bumps; per-lawyer entries are also dropped
  * by that lawyer's changes (holds, counted bookings), at once in the process that made them and
  * through the `lawyer_changes` feed in the others. A process notices another process's write
@@ -23,6 +24,7 @@ import type { CityTable, PracticeAreaTable, ProvinceTable } from '../../db/schem
 import type { AvailabilityResponse, LawyerProfile, ReviewsResponse, SearchResponse } from '../../contract/directory.ts';
 import { BoundedCache, type Weighed } from './bounded-cache.ts';
 import { normalizeKey } from './languages.ts';
+import { loadSearchIndex, type SearchIndex } from './search-index.ts';
 
 export interface PracticeAreaNode {
   slug: string;
@@ -121,7 +123,6 @@ function buildReferenceData(
   };
 }
 
-const MAX_CACHED_COUNTS = 10_000;
 /** Default memory budget of the cached lawyers and search pages (estimated), in MB. */
 export const DEFAULT_DIRECTORY_CACHE_MB = 32;
 /** Changes read per poll; beyond it every lawyer entry is dropped (cheaper than reading on). */
@@ -174,7 +175,12 @@ export class DirectoryCache {
   private data: ReferenceData | undefined;
   private loading: Promise<ReferenceData> | undefined;
   private checkedAt = -Infinity;
-  private counts = new Map<string, number>();
+  /** The search index of a version (being built or built); dropped with the version. */
+  private index: { version: number; promise: Promise<SearchIndex> } | undefined;
+  /** The last build started: builds run one at a time. */
+  private indexBuild: Promise<unknown> = Promise.resolve();
+  /** Set once a search used the index: a new version then rebuilds it at once, not on the next search. */
+  private indexUsed = false;
   private readonly pages: BoundedCache<SearchPage & Weighed>;
   private readonly lawyers: BoundedCache<LawyerEntry>;
   /** The change feed: the highest id read, and ids skipped below it (with when they were first missed). */
@@ -251,15 +257,25 @@ export class DirectoryCache {
     return this.drops;
   }
 
-  /** A cached count for a filter key at the current version, computing it on a miss. */
-  async count(version: number, key: string, compute: () => Promise<number>): Promise<number> {
-    const k = `${version}|${key}`;
-    const hit = this.counts.get(k);
-    if (hit !== undefined) return hit;
-    const n = await compute();
-    if (this.counts.size >= MAX_CACHED_COUNTS) this.counts.clear();
-    if (this.data?.version === version) this.counts.set(k, n);
-    return n;
+  /**
+   * The search index at `version`, built on first use. One build runs at a time; searches arriving
+   * during a build await it; a new version drops it (and, once search is in use, starts the next
+   * build right away). A build for a version that is no longer current is used but not kept.
+   */
+  searchIndex(version: number): Promise<SearchIndex> {
+    this.indexUsed = true;
+    if (this.index?.version === version) return this.index.promise;
+    const promise = this.indexBuild.then(() => loadSearchIndex(this.database));
+    this.indexBuild = promise.catch(() => undefined);
+    if (this.data?.version === version) {
+      const slot = { version, promise };
+      this.index = slot;
+      // A failed build is not kept: the next search tries again.
+      promise.catch(() => {
+        if (this.index === slot) this.index = undefined;
+      });
+    }
+    return promise;
   }
 
   /** A search page (ids in order, and the total) for `key` at `version`, computing it on a miss. */
@@ -289,7 +305,7 @@ export class DirectoryCache {
 
   private clearDerived(): void {
     this.drops++;
-    this.counts.clear();
+    this.index = undefined;
     this.pages.clear();
     this.lawyers.clear();
   }
@@ -307,6 +323,8 @@ export class DirectoryCache {
     ]);
     this.clearDerived();
     this.data = buildReferenceData(version, provinces, cities, areas, byCity);
+    // Failures are retried by the next search, which awaits its own build.
+    if (this.indexUsed) this.searchIndex(version).catch(() => {});
     return this.data;
   }
 
