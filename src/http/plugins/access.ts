@@ -69,7 +69,8 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
         path: q < 0 ? request.url : request.url.slice(0, q),
         status: reply.statusCode,
         duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-        client_ip: request.ip,
+        // request.ip parses X-Forwarded-For anew on every read (proxy-addr); the caller has it.
+        client_ip: caller?.ip ?? request.ip,
         error_code: request.errorCode,
       });
     }
