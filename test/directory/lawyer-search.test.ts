@@ -12,52 +12,11 @@ import { seedDemoDirectory } from '../../src/domain/demo/seed.service.ts';
 import { loadSearchIndex, type SearchIndex } from '../../src/domain/directory/search-index.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { TEST_NOW } from '../support/app.ts';
+import { COMPARE, matches, rng, type ReferenceLawyer } from '../support/search-reference.ts';
 
-interface Lawyer {
-  id: string;
-  city_slug: string;
-  consultation_fee_cents: number;
-  rating_key: number;
-  review_count: number;
-  languages: Set<string>;
-  areas: Set<string>;
-}
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+type Lawyer = ReferenceLawyer & { languages: Set<string>; areas: Set<string> };
 
 const SORTS: LawyerSort[] = ['rating', 'reviews', 'price_asc', 'price_desc'];
-
-function compare(sort: LawyerSort): (a: Lawyer, b: Lawyer) => number {
-  const byId = (a: Lawyer, b: Lawyer) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  switch (sort) {
-    case 'rating':
-      return (a, b) => b.rating_key - a.rating_key || b.review_count - a.review_count || byId(a, b);
-    case 'reviews':
-      return (a, b) => b.review_count - a.review_count || b.rating_key - a.rating_key || byId(a, b);
-    case 'price_asc':
-      return (a, b) => a.consultation_fee_cents - b.consultation_fee_cents || byId(a, b);
-    case 'price_desc':
-      return (a, b) => b.consultation_fee_cents - a.consultation_fee_cents || byId(a, b);
-  }
-}
-
-function matches(l: Lawyer, f: LawyerFilters): boolean {
-  if (f.citySlug !== undefined && l.city_slug !== f.citySlug) return false;
-  if (f.minFeeCents !== undefined && l.consultation_fee_cents < f.minFeeCents) return false;
-  if (f.maxFeeCents !== undefined && l.consultation_fee_cents > f.maxFeeCents) return false;
-  if (f.language !== undefined && !l.languages.has(f.language)) return false;
-  if (f.areaSlugs !== undefined && !f.areaSlugs.some((a) => l.areas.has(a))) return false;
-  return true;
-}
 
 for (const target of databaseTargets()) {
   describe(`lawyer search against a reference (${target.name})`, () => {
@@ -113,7 +72,7 @@ for (const target of databaseTargets()) {
         if (random() < 0.25) f.maxFeeCents = pick(fees);
         const sort = pick(SORTS);
         const limit = 1 + Math.floor(random() * 25);
-        const expected = lawyers.filter((l) => matches(l, f)).sort(compare(sort));
+        const expected = lawyers.filter((l) => matches(l, f)).sort(COMPARE[sort]);
         // Shallow pages, deep pages, the last page and beyond it.
         const lastOffset = Math.max(0, expected.length - limit);
         const offset = pick([0, 0, limit, Math.floor(random() * (expected.length + 1)), lastOffset, expected.length + limit]);
