@@ -87,6 +87,7 @@ for (const target of databaseTargets()) {
         );
         assert.equal(index.count(f), expected.length, `index: ${label}`);
         assert.deepEqual(index.page(f, sort, limit, offset), expected.slice(offset, offset + limit).map((l) => l.id), `index: ${label}`);
+        assert.deepEqual(index.search(f, sort, limit, offset), { total: expected.length, ids: expected.slice(offset, offset + limit).map((l) => l.id) }, `index: ${label}`);
       }
     });
 

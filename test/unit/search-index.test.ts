@@ -73,6 +73,7 @@ describe('search index', () => {
         const label = JSON.stringify({ f, sort, limit, offset });
         assert.equal(index.count(f), expected.length, label);
         assert.deepEqual(index.page(f, sort, limit, offset), expected.slice(offset, offset + limit), label);
+        assert.deepEqual(index.search(f, sort, limit, offset), { total: expected.length, ids: expected.slice(offset, offset + limit) }, label);
       }
     });
   }

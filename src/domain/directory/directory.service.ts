@@ -82,9 +82,7 @@ export class DirectoryService {
     const pageKey = `${JSON.stringify(filters)}|${sort}|${limit}|${offset}`;
     const pageEntry = await cache.page(ref.version, pageKey, async () => {
       // Totals and page ids come from the in-memory index of this directory version.
-      const index = await cache.searchIndex(ref.version);
-      const total = index.count(filters);
-      return { ids: offset < total ? index.page(filters, sort, limit, offset) : [], total };
+      return (await cache.searchIndex(ref.version)).search(filters, sort, limit, offset);
     });
     const { ids, total } = pageEntry;
     const entries = ids.map((id) => cache.lawyer(id, stamp));

@@ -31,6 +31,12 @@ function popcount(x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
+function countBits(mask: Uint32Array): number {
+  let n = 0;
+  for (let w = 0; w < mask.length; w++) if (mask[w] !== 0) n += popcount(mask[w]!);
+  return n;
+}
+
 export class SearchIndex {
   private readonly words: number;
 
@@ -66,22 +72,28 @@ export class SearchIndex {
   /** The number of public lawyers matching the filters (countPublicLawyers). */
   count(filters: LawyerFilters): number {
     const mask = this.mask(filters);
-    if (mask === undefined) return this.size;
-    let n = 0;
-    for (let w = 0; w < mask.length; w++) if (mask[w] !== 0) n += popcount(mask[w]!);
-    return n;
+    return mask === undefined ? this.size : countBits(mask);
+  }
+
+  /** The total and one page's ids, from one evaluation of the filters. */
+  search(filters: LawyerFilters, sort: LawyerSort, limit: number, offset: number): { total: number; ids: string[] } {
+    const mask = this.mask(filters);
+    const total = mask === undefined ? this.size : countBits(mask);
+    return { total, ids: offset < total ? this.pageOf(mask, sort, limit, offset) : [] };
   }
 
   /** The ids of one page, in order (searchPublicLawyers). */
   page(filters: LawyerFilters, sort: LawyerSort, limit: number, offset: number): string[] {
+    return this.pageOf(this.mask(filters), sort, limit, offset);
+  }
+
+  private pageOf(mask: Uint32Array | undefined, sort: LawyerSort, limit: number, offset: number): string[] {
     const order = this.orders[sort];
-    const mask = this.mask(filters);
     const out: number[] = [];
     if (mask === undefined) {
       for (let i = offset; i < offset + limit && i < order.length; i++) out.push(order[i]!);
     } else {
-      let total = 0;
-      for (let w = 0; w < mask.length; w++) if (mask[w] !== 0) total += popcount(mask[w]!);
+      const total = countBits(mask);
       const take = Math.min(limit, total - offset);
       if (take > 0 && offset <= total / 2) {
         let skip = offset;
@@ -139,12 +151,31 @@ export class SearchIndex {
       const order = this.orders.price_asc;
       const lo = f.minFeeCents === undefined ? 0 : this.feeBound(f.minFeeCents, false);
       const hi = f.maxFeeCents === undefined ? order.length : this.feeBound(f.maxFeeCents, true);
-      const bits = empty();
-      for (let i = lo; i < hi; i++) {
-        const o = order[i]!;
-        bits[o >>> 5]! |= 1 << (o & 31);
+      if (lo === 0 && hi === order.length) {
+        // Every fee is in range: nothing to narrow.
+      } else if (mask !== undefined) {
+        // Narrow the lawyers already matched (fewer than the range, typically) by their fee.
+        const min = f.minFeeCents ?? -Infinity;
+        const max = f.maxFeeCents ?? Infinity;
+        const m: Uint32Array = mask;
+        for (let w = 0; w < this.words; w++) {
+          let word = m[w]!;
+          while (word !== 0) {
+            const bit = word & -word;
+            const o = (w << 5) + (31 - Math.clz32(bit));
+            const fee = this.fee[o]!;
+            if (fee < min || fee > max) m[w]! &= ~bit;
+            word ^= bit;
+          }
+        }
+      } else {
+        const bits = empty();
+        for (let i = lo; i < hi; i++) {
+          const o = order[i]!;
+          bits[o >>> 5]! |= 1 << (o & 31);
+        }
+        mask = bits;
       }
-      and(bits);
     }
     return mask;
   }
