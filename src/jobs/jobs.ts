@@ -7,8 +7,8 @@ import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { deleteLawyerChangesBefore } from '../db/repositories/reference.repository.ts';
 import { sweepRequestLog } from '../domain/access/request-log.ts';
+import { sweepLawyerChanges } from '../domain/directory/reference.service.ts';
 import { createMailer } from '../domain/notify/mailer.ts';
 import { Notifier } from '../domain/notify/notifier.ts';
 import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
@@ -45,11 +45,8 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       (err: unknown) => app.fastify.log.error({ err }, 'request log retention sweep failed'),
     );
   void sweep();
-  // The lawyer change feed is read within seconds; an hour of it is plenty.
   const sweepChanges = () =>
-    deleteLawyerChangesBefore(database.db, new Date(clock.now().getTime() - HOUR_MS).toISOString()).catch((err: unknown) =>
-      app.fastify.log.error({ err }, 'lawyer change feed sweep failed'),
-    );
+    sweepLawyerChanges(database, clock).catch((err: unknown) => app.fastify.log.error({ err }, 'lawyer change feed sweep failed'));
   void sweepChanges();
   const purgeIdempotency = () =>
     app.services.idempotency.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'idempotency purge failed'));

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SLOT_UNAVAILABLE_BODY } from '../../src/domain/booking/booking.service.ts';
 import { fingerprint } from '../../src/domain/booking/idempotency.ts';
-import { createTestContext, SITE, TEST_NOW, type TestContext } from '../support/app.ts';
+import { createTestContext, SITE, type TestContext } from '../support/app.ts';
 import {
   availabilityOn,
   countRows,
@@ -21,14 +21,14 @@ import {
   tokenOf,
   UUID_RE,
   type CreatedTestKey,
+  MIN,
+  PROBLEM,
+  T0,
+  TTL_MS,
 } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
-const T0 = Date.parse(TEST_NOW); // Monday 2026-11-23 09:00 Madrid
-const MIN = 60_000;
-const TTL_MS = 15 * MIN;
-const PROBLEM = 'application/problem+json; charset=utf-8';
 
 interface Problem {
   code: string;

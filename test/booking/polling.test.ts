@@ -19,14 +19,14 @@ import {
   slotBody,
   tokenOf,
   type CreatedTestKey,
+  MIN,
+  PROBLEM,
+  T0,
+  TTL_MS,
 } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
-const T0 = Date.parse(TEST_NOW); // Monday 2026-11-23 09:00 Madrid
-const MIN = 60_000;
-const TTL_MS = 15 * MIN;
-const PROBLEM = 'application/problem+json; charset=utf-8';
 
 /** A problem body without its per-request `instance`. */
 function withoutInstance(body: string): Record<string, unknown> {

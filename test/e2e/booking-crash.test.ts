@@ -59,6 +59,14 @@ function describeOn(target: ReturnType<typeof databaseTargets>[number]) {
       'content-type': 'application/json',
       ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
     });
+    /** POST /bookings/initiate with the request's body and Idempotency-Key. */
+    const post = (url: string, s: { body: unknown; idempotencyKey?: string }) =>
+      fetch(`${url}/api/v1/bookings/initiate`, {
+        method: 'POST',
+        headers: headers(s.idempotencyKey),
+        body: JSON.stringify(s.body),
+        signal: AbortSignal.timeout(10_000),
+      });
 
     before(async () => {
       db = await target.create();
@@ -95,12 +103,7 @@ function describeOn(target: ReturnType<typeof databaseTargets>[number]) {
         while (next < sent.length) {
           const s = sent[next++]!;
           try {
-            const res = await fetch(`${server.url}/api/v1/bookings/initiate`, {
-              method: 'POST',
-              headers: headers(s.idempotencyKey),
-              body: JSON.stringify(s.body),
-              signal: AbortSignal.timeout(10_000),
-            });
+            const res = await post(server.url, s);
             const text = await res.text();
             s.status = res.status;
             if (res.status === 201) s.id = (JSON.parse(text) as { booking_intent_id: string }).booking_intent_id;
@@ -158,12 +161,7 @@ function describeOn(target: ReturnType<typeof databaseTargets>[number]) {
       await Promise.all(
         unanswered.map(async ([s, i]) => {
           for (let attempts = 1; ; attempts++) {
-            const res = await fetch(`${server.url}/api/v1/bookings/initiate`, {
-              method: 'POST',
-              headers: headers(s.idempotencyKey),
-              body: JSON.stringify(s.body),
-              signal: AbortSignal.timeout(10_000),
-            });
+            const res = await post(server.url, s);
             const text = await res.text();
             // A claim of the killed process may still be leased for a moment: honour Retry-After.
             if (res.status === 409 && Date.now() < deadline) {
@@ -178,7 +176,7 @@ function describeOn(target: ReturnType<typeof databaseTargets>[number]) {
       );
       // Answered requests retried after the restart replay their original 201.
       for (const s of sent.filter((x) => x.status === 201).slice(0, 10)) {
-        const res = await fetch(`${server.url}/api/v1/bookings/initiate`, { method: 'POST', headers: headers(s.idempotencyKey), body: JSON.stringify(s.body) });
+        const res = await post(server.url, s);
         assert.equal(res.status, 201);
         assert.equal(res.headers.get('idempotent-replayed'), 'true');
         assert.equal(((await res.json()) as { booking_intent_id: string }).booking_intent_id, s.id);

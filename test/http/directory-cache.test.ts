@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp, type App } from '../../src/app.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { sweepLawyerChanges } from '../../src/domain/directory/reference.service.ts';
 import { createUser, initiate, slotBody, tokenOf } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
@@ -135,6 +136,29 @@ for (const target of databaseTargets()) {
       await change(last + 1, second, 4);
       ctx.clock.advance(REFRESH_MS);
       assert.equal(await total(), 4, 'the skipped id was looked for again');
+    });
+  });
+
+  describe(`lawyer change feed retention (${target.name})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(target, { now: new Date(T0).toISOString() });
+    });
+    after(() => ctx.close());
+
+    it('sweeps feed entries older than an hour and keeps the rest', async () => {
+      const at = (ms: number) => new Date(ms).toISOString();
+      await ctx.database.db
+        .insertInto('lawyer_changes')
+        .values([
+          { lawyer_id: 'old', changed_at: at(T0 - 3_600_001) },
+          { lawyer_id: 'edge', changed_at: at(T0 - 3_600_000) },
+          { lawyer_id: 'new', changed_at: at(T0 - 1) },
+        ])
+        .execute();
+      assert.equal(await sweepLawyerChanges(ctx.database, ctx.clock), 1);
+      const left = await ctx.database.db.selectFrom('lawyer_changes').select('lawyer_id').orderBy('lawyer_id').execute();
+      assert.deepEqual(left.map((r) => r.lawyer_id), ['edge', 'new']);
     });
   });
 

@@ -3,10 +3,15 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { AccountsService } from '../../src/domain/access/accounts.service.ts';
 import type { Scope } from '../../src/domain/access/types.ts';
-import type { TestContext } from './app.ts';
+import { TEST_NOW, type TestContext } from './app.ts';
 import { OPERATOR } from './keys.ts';
 
 export const INITIATE_URL = '/api/v1/bookings/initiate';
+/** The suites' start time (Monday 2026-11-23 09:00 Madrid), a minute, and the default hold TTL, in ms. */
+export const T0 = Date.parse(TEST_NOW);
+export const MIN = 60_000;
+export const TTL_MS = 15 * MIN;
+export const PROBLEM = 'application/problem+json; charset=utf-8';
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 export interface InitiateBodyInput {

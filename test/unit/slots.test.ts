@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isBookable, nextAvailableDate, slotKey, slotsOnDate, type LawyerSchedule } from '../../src/domain/directory/slots.ts';
+import { isBookable, nextAvailability, slotKey, slotsOnDate, type LawyerSchedule } from '../../src/domain/directory/slots.ts';
 
 const schedule = (overrides: Partial<LawyerSchedule> = {}): LawyerSchedule => ({
   timezone: 'Europe/Madrid',
@@ -42,10 +42,10 @@ describe('slot generation', () => {
 
   it('finds the next available date, skipping full and closed days, within the horizon', () => {
     const r = rules('2026-11-23T15:00:00Z'); // 16:00 Madrid on Monday: Monday is over
-    assert.equal(nextAvailableDate(schedule(), r, 90), '2026-11-25');
+    assert.equal(nextAvailability(schedule(), r, 90).value, '2026-11-25');
     const closedWed = schedule({ exceptions: new Map([['2026-11-25', [{ date: '2026-11-25', start_time: null, end_time: null, slot_minutes: null }]]]) });
-    assert.equal(nextAvailableDate(closedWed, r, 90), '2026-11-30');
-    assert.equal(nextAvailableDate(schedule(), r, 2), null, 'nothing within a 2-day horizon');
-    assert.equal(nextAvailableDate(schedule({ weekly: [] }), r, 90), null);
+    assert.equal(nextAvailability(closedWed, r, 90).value, '2026-11-30');
+    assert.equal(nextAvailability(schedule(), r, 2).value, null, 'nothing within a 2-day horizon');
+    assert.equal(nextAvailability(schedule({ weekly: [] }), r, 90).value, null);
   });
 });

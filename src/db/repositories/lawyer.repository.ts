@@ -188,31 +188,27 @@ export async function listPublicLawyersForIndex(
   return { rows, lastId: r.last_id ?? undefined };
 }
 
-/** Per language, the lawyers with `afterId < lawyer_id <= upToId` (an undefined end is open), public or not. */
-export async function listLanguagesForIndex(
-  db: Executor,
-  afterId: string | undefined,
-  upToId: string | undefined,
-): Promise<Array<{ value: string; lawyerIds: string[] }>> {
-  let q = db
-    .selectFrom('lawyer_languages')
-    .select((eb) => ['language as value', joined('lawyer_id').as('ids'), eb.fn.countAll<number>().as('n')])
-    .groupBy('language');
-  if (afterId !== undefined) q = q.where('lawyer_id', '>', afterId);
-  if (upToId !== undefined) q = q.where('lawyer_id', '<=', upToId);
-  return (await q.execute()).map((r) => ({ value: r.value, lawyerIds: split(r.ids, Number(r.n)) }));
-}
+const INDEX_LINKS = {
+  languages: { table: 'lawyer_languages', column: 'language' },
+  practice_areas: { table: 'lawyer_practice_areas', column: 'area_slug' },
+} as const;
 
-/** Per practice area, the lawyers with `afterId < lawyer_id <= upToId`, as listLanguagesForIndex. */
-export async function listPracticeAreasForIndex(
+/**
+ * Per language (or practice area), the lawyers with `afterId < lawyer_id <= upToId` (an
+ * undefined end is open), public or not.
+ */
+export async function listLinksForIndex(
   db: Executor,
+  link: keyof typeof INDEX_LINKS,
   afterId: string | undefined,
   upToId: string | undefined,
 ): Promise<Array<{ value: string; lawyerIds: string[] }>> {
+  const { table, column } = INDEX_LINKS[link];
+  const value = sql.ref<string>(column);
   let q = db
-    .selectFrom('lawyer_practice_areas')
-    .select((eb) => ['area_slug as value', joined('lawyer_id').as('ids'), eb.fn.countAll<number>().as('n')])
-    .groupBy('area_slug');
+    .selectFrom(table)
+    .select((eb) => [value.as('value'), joined('lawyer_id').as('ids'), eb.fn.countAll<number>().as('n')])
+    .groupBy(value);
   if (afterId !== undefined) q = q.where('lawyer_id', '>', afterId);
   if (upToId !== undefined) q = q.where('lawyer_id', '<=', upToId);
   return (await q.execute()).map((r) => ({ value: r.value, lawyerIds: split(r.ids, Number(r.n)) }));

@@ -13,6 +13,7 @@ import type { Database } from '../../db/database.ts';
 import type { LawyerProfileRow, LawyerSummaryRow } from '../../db/repositories/lawyer.repository.ts';
 import {
   countPublicLawyersByCity,
+  deleteLawyerChangesBefore,
   getDirectoryVersion,
   latestLawyerChangeId,
   listCities,
@@ -123,6 +124,11 @@ function buildReferenceData(
   };
 }
 
+/** Deletes lawyer-change feed entries older than an hour (processes read the feed within seconds). */
+export function sweepLawyerChanges(database: Database, clock: Clock): Promise<number> {
+  return deleteLawyerChangesBefore(database.db, new Date(clock.now().getTime() - 3_600_000).toISOString());
+}
+
 /** Default memory budget of the cached lawyers and search pages (estimated), in MB. */
 export const DEFAULT_DIRECTORY_CACHE_MB = 32;
 /** Changes read per poll; beyond it every lawyer entry is dropped (cheaper than reading on). */
@@ -164,7 +170,7 @@ export interface LawyerEntry extends Weighed {
   availability: Map<string, Timed<AvailabilityResponse>>;
 }
 
-export interface SearchPage extends Partial<Weighed> {
+export interface SearchPage extends Weighed {
   ids: readonly string[];
   total: number;
   /** The last answer for this page, handed out again (the same object) while its inputs are the same objects and values. */
@@ -181,7 +187,7 @@ export class DirectoryCache {
   private indexBuild: Promise<unknown> = Promise.resolve();
   /** Set once a search used the index: a new version then rebuilds it at once, not on the next search. */
   private indexUsed = false;
-  private readonly pages: BoundedCache<SearchPage & Weighed>;
+  private readonly pages: BoundedCache<SearchPage>;
   private readonly lawyers: BoundedCache<LawyerEntry>;
   /** The change feed: the highest id read, and ids skipped below it (with when they were first missed). */
   private feedCursor: number | undefined;
@@ -217,7 +223,7 @@ export class DirectoryCache {
 
   /** Counts `bytes` more held by a search page (its last answer) against the budget. */
   chargePage(key: string, page: SearchPage, bytes: number): void {
-    if (page.bytes !== undefined) this.pages.charge(key, page as SearchPage & Weighed, bytes);
+    this.pages.charge(key, page, bytes);
   }
 
   /** Whether the interval has passed since the last refresh (a clock set back counts as passed). */
@@ -279,13 +285,14 @@ export class DirectoryCache {
   }
 
   /** A search page (ids in order, and the total) for `key` at `version`, computing it on a miss. */
-  async page(version: number, key: string, compute: () => Promise<SearchPage>): Promise<SearchPage> {
+  async page(version: number, key: string, compute: () => Promise<{ ids: readonly string[]; total: number }>): Promise<SearchPage> {
     const hit = this.pages.get(key);
     if (hit !== undefined) return hit;
-    const page = await compute();
+    const { ids, total } = await compute();
+    const page: SearchPage = { ids, total, bytes: 200 + key.length + ids.length * 100 };
     // A version that changed meanwhile must not leave an old page under the new version.
-    if (this.data?.version === version) this.pages.set(key, { ...page, bytes: 200 + key.length + page.ids.length * 100 });
-    return this.pages.get(key) ?? page;
+    if (this.data?.version === version) this.pages.set(key, page);
+    return page;
   }
 
   /**

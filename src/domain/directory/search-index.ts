@@ -14,8 +14,7 @@
  */
 import type { Database } from '../../db/database.ts';
 import {
-  listLanguagesForIndex,
-  listPracticeAreasForIndex,
+  listLinksForIndex,
   listPublicLawyersForIndex,
   type LawyerFilters,
   type LawyerIndexRow,
@@ -361,9 +360,9 @@ export async function loadSearchIndex(database: Database, options: { chunk?: num
     for (let k = 0; k < lasts.length; k++) {
       const after = k === 0 ? undefined : lasts[k - 1];
       const upTo = k === lasts.length - 1 ? undefined : lasts[k];
-      for (const g of await listLanguagesForIndex(db, after, upTo)) builder.addLanguage(g.value, g.lawyerIds);
+      for (const g of await listLinksForIndex(db, 'languages', after, upTo)) builder.addLanguage(g.value, g.lawyerIds);
       await yieldToEventLoop();
-      for (const g of await listPracticeAreasForIndex(db, after, upTo)) builder.addPracticeArea(g.value, g.lawyerIds);
+      for (const g of await listLinksForIndex(db, 'practice_areas', after, upTo)) builder.addPracticeArea(g.value, g.lawyerIds);
       await yieldToEventLoop();
     }
     const index = await builder.build(version, yieldToEventLoop);

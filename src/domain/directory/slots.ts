@@ -91,13 +91,9 @@ export function isBookable(schedule: LawyerSchedule, slot: GeneratedSlot, rules:
   return slot.startsAtMs >= rules.nowMs + rules.minLeadTimeMs && !schedule.busy.has(slotKey(slot.date, slot.start_time));
 }
 
-/** The first date, from today in the lawyer's zone, with at least one bookable slot; null within the horizon. */
-export function nextAvailableDate(schedule: LawyerSchedule, rules: AvailabilityRules, horizonDays: number): string | null {
-  return nextAvailability(schedule, rules, horizonDays).value;
-}
-
 /**
- * `nextAvailableDate`, and until when it holds without any write: the answer changes when the
+ * The first date, from today in the lawyer's zone, with at least one bookable slot (null within
+ * the horizon), and until when it holds without any write: the answer changes when the
  * last bookable slot of that date falls inside the lead time, when a hold lapses (a slot frees
  * up), or, with no date found, when a new day enters the horizon.
  */
