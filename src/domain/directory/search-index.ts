@@ -38,6 +38,9 @@ function countBits(mask: Uint32Array): number {
 
 export class SearchIndex {
   private readonly words: number;
+  // The filter bitset and one temporary (a union or a city's lawyers), reused by every search.
+  private readonly scratch: Uint32Array;
+  private readonly scratchTmp: Uint32Array;
 
   /** @internal Built by SearchIndexBuilder. */
   constructor(
@@ -57,11 +60,13 @@ export class SearchIndex {
     private readonly orders: Readonly<Record<LawyerSort, Int32Array>>,
   ) {
     this.words = (size + 31) >>> 5;
+    this.scratch = new Uint32Array(this.words);
+    this.scratchTmp = new Uint32Array(this.words);
   }
 
   /** Approximate bytes held (typed arrays and buffers). */
   get bytes(): number {
-    let n = this.idBytes.byteLength + this.idEnd.byteLength + this.fee.byteLength + this.cityStart.byteLength + this.cityOrds.byteLength;
+    let n = this.idBytes.byteLength + this.idEnd.byteLength + this.fee.byteLength + this.cityStart.byteLength + this.cityOrds.byteLength + this.scratch.byteLength + this.scratchTmp.byteLength;
     for (const b of this.languages.values()) n += b.byteLength;
     for (const b of this.areas.values()) n += b.byteLength;
     for (const s of SORTS) n += this.orders[s].byteLength;
@@ -117,33 +122,42 @@ export class SearchIndex {
     return out.map((o) => this.idBytes.toString('utf8', this.idEnd[o - 1] ?? 0, this.idEnd[o]));
   }
 
-  /** The ordinals matching the filters as a bitset; undefined when there is no filter (all match). */
+  /**
+   * The ordinals matching the filters as a bitset; undefined when there is no filter (all match).
+   * The bitset is scratch space, valid until the next call: a search used to evaluate its
+   * filters into two or three new arrays (12.5 KB each at 100,000 lawyers, allocated outside the
+   * JavaScript heap) that were garbage at once. Searches are synchronous, so one pair is enough.
+   */
   private mask(f: LawyerFilters): Uint32Array | undefined {
+    const words = this.words;
+    const out = this.scratch;
+    const tmp = this.scratchTmp;
     let mask: Uint32Array | undefined;
     const and = (bits: Uint32Array) => {
-      if (mask === undefined) mask = bits.slice();
-      else for (let w = 0; w < this.words; w++) mask[w]! &= bits[w]!;
+      if (mask === undefined) {
+        out.set(bits);
+        mask = out;
+      } else for (let w = 0; w < words; w++) out[w]! &= bits[w]!;
     };
-    const empty = () => new Uint32Array(this.words);
-    if (f.language !== undefined) and(this.languages.get(f.language) ?? empty());
+    if (f.language !== undefined) and(this.languages.get(f.language) ?? tmp.fill(0));
     if (f.areaSlugs !== undefined) {
-      const union = empty();
+      tmp.fill(0);
       for (const slug of new Set(f.areaSlugs)) {
         const bits = this.areas.get(slug);
-        if (bits) for (let w = 0; w < this.words; w++) union[w]! |= bits[w]!;
+        if (bits) for (let w = 0; w < words; w++) tmp[w]! |= bits[w]!;
       }
-      and(union);
+      and(tmp);
     }
     if (f.citySlug !== undefined) {
-      const bits = empty();
+      tmp.fill(0);
       const c = this.cityCode.get(f.citySlug);
       if (c !== undefined) {
         for (let i = this.cityStart[c]!; i < this.cityStart[c + 1]!; i++) {
           const o = this.cityOrds[i]!;
-          bits[o >>> 5]! |= 1 << (o & 31);
+          tmp[o >>> 5]! |= 1 << (o & 31);
         }
       }
-      and(bits);
+      and(tmp);
     }
     if (f.minFeeCents !== undefined || f.maxFeeCents !== undefined) {
       // The price_asc order is sorted by fee: the range is one slice of it.
@@ -156,24 +170,23 @@ export class SearchIndex {
         // Narrow the lawyers already matched (fewer than the range, typically) by their fee.
         const min = f.minFeeCents ?? -Infinity;
         const max = f.maxFeeCents ?? Infinity;
-        const m: Uint32Array = mask;
-        for (let w = 0; w < this.words; w++) {
-          let word = m[w]!;
+        for (let w = 0; w < words; w++) {
+          let word = out[w]!;
           while (word !== 0) {
             const bit = word & -word;
             const o = (w << 5) + (31 - Math.clz32(bit));
             const fee = this.fee[o]!;
-            if (fee < min || fee > max) m[w]! &= ~bit;
+            if (fee < min || fee > max) out[w]! &= ~bit;
             word ^= bit;
           }
         }
       } else {
-        const bits = empty();
+        out.fill(0);
         for (let i = lo; i < hi; i++) {
           const o = order[i]!;
-          bits[o >>> 5]! |= 1 << (o & 31);
+          out[o >>> 5]! |= 1 << (o & 31);
         }
-        mask = bits;
+        mask = out;
       }
     }
     return mask;
