@@ -1,0 +1,109 @@
+/**
+ * bin/consulta.js bundles the sources with esbuild and runs the bundle, cached by content hash
+ * under node_modules/.cache/consulta. Each test runs a copy of the launcher in its own install
+ * tree (the sources and packages linked in, its own node_modules/.cache), so the shared cache the
+ * other suites use is never touched.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+const roots: string[] = [];
+
+/** An install tree: bin/ copied, src/ and every package linked, node_modules/.cache its own. */
+function install(): { root: string; cache: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-launcher-'));
+  roots.push(root);
+  fs.cpSync(path.join(REPO, 'bin'), path.join(root, 'bin'), { recursive: true });
+  fs.copyFileSync(path.join(REPO, 'package.json'), path.join(root, 'package.json'));
+  fs.symlinkSync(path.join(REPO, 'src'), path.join(root, 'src'));
+  fs.mkdirSync(path.join(root, 'node_modules'));
+  for (const name of fs.readdirSync(path.join(REPO, 'node_modules'))) {
+    if (name === '.cache') continue;
+    fs.symlinkSync(path.join(REPO, 'node_modules', name), path.join(root, 'node_modules', name));
+  }
+  return { root, cache: path.join(root, 'node_modules', '.cache', 'consulta') };
+}
+
+function run(root: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'consulta.js'), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${path.join(root, 'c.db')}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const bundles = (cache: string) => fs.readdirSync(cache).filter((f) => /^cli-[0-9a-f]{16}\.mjs$/.test(f)).sort();
+
+after(() => {
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('the consulta launcher', { concurrency: 2 }, () => {
+  it('runs a bundle named by its content, with a linked source map into the sources, and reuses it', async () => {
+    const { root, cache } = install();
+    const first = await run(root, ['migrate', '--json']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stderr, '');
+    assert.match(first.stdout, /"applied"/);
+    const [name, ...others] = bundles(cache);
+    assert.ok(name !== undefined && others.length === 0, `one bundle, got ${bundles(cache).join(', ')}`);
+    const code = fs.readFileSync(path.join(cache, name), 'utf8');
+    assert.ok(code.trimEnd().endsWith(`//# sourceMappingURL=${name}.map`), 'the bundle links its own map');
+    const map = JSON.parse(fs.readFileSync(path.join(cache, `${name}.map`), 'utf8')) as { sources: string[] };
+    const cli = map.sources.find((s) => s.endsWith('src/cli/main.ts'));
+    assert.ok(cli !== undefined, 'the map names the TypeScript sources');
+    assert.ok(fs.existsSync(path.resolve(cache, cli)), `${cli} resolves from the bundle's directory`);
+    assert.ok(!/^\s*import\s[^;]*from\s+["']\.\.?\//m.test(code), 'no relative imports are left in the bundle');
+
+    // Same sources: the same file, kept fresh (used bundles are never pruned), nothing new written.
+    const old = new Date(Date.now() - 3 * 86_400_000);
+    fs.utimesSync(path.join(cache, name), old, old);
+    const second = await run(root, ['--help']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(bundles(cache), [name]);
+    assert.ok(fs.statSync(path.join(cache, name)).mtimeMs > old.getTime() + 86_400_000, 'mtime refreshed');
+  });
+
+  it('removes bundles of other sources unused for a day when it writes a new one, and keeps recent ones', async () => {
+    const { root, cache } = install();
+    fs.mkdirSync(cache, { recursive: true });
+    const stale = 'cli-00000000000000aa.mjs';
+    const recent = 'cli-00000000000000bb.mjs';
+    for (const f of [stale, `${stale}.map`, recent, `${recent}.map`]) fs.writeFileSync(path.join(cache, f), '// another version\n');
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    for (const f of [stale, `${stale}.map`]) fs.utimesSync(path.join(cache, f), twoDaysAgo, twoDaysAgo);
+    const r = await run(root, ['--help']);
+    assert.equal(r.code, 0, r.stderr);
+    const left = fs.readdirSync(cache);
+    assert.ok(!left.includes(stale) && !left.includes(`${stale}.map`), `stale bundle removed: ${left.join(', ')}`);
+    assert.ok(left.includes(recent) && left.includes(`${recent}.map`), 'a bundle used within the day is kept');
+    assert.equal(bundles(cache).length, 2);
+  });
+
+  it('still runs, from the sources through tsx, when no bundle can be written, and says so', async () => {
+    const { root } = install();
+    // node_modules/.cache is a file: the cache directory cannot be created.
+    fs.writeFileSync(path.join(root, 'node_modules', '.cache'), '');
+    const r = await run(root, ['migrate', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /"applied"/);
+    assert.match(r.stderr, /^consulta: running the sources through tsx \(no bundle: /);
+  });
+});
