@@ -41,6 +41,12 @@ export interface Config {
   readonly directoryRefreshMs: number;
   /** Memory budget (estimated MB) of each process's cached directory answers. */
   readonly directoryCacheMb: number;
+  /**
+   * How far (percent) the server's JavaScript heap may grow past its live size before a full
+   * collection; 0 leaves V8's own heuristic (which lets it grow up to 4× under a high request
+   * rate). Applied by `consulta serve` and `start` only.
+   */
+  readonly heapGrowthPercent: number;
   readonly requestLogRetentionDays: number;
   /** Whether API requests are written to the request log (on unless REQUEST_LOG=off). */
   readonly requestLogEnabled: boolean;
@@ -205,6 +211,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 1000, 0, 60_000),
     directoryRefreshMs: int(env, 'DIRECTORY_REFRESH_MS', 1000, 0, 60_000),
     directoryCacheMb: int(env, 'DIRECTORY_CACHE_MB', 32, 1, 4096),
+    heapGrowthPercent: int(env, 'HEAP_GROWTH_PERCENT', 100, 0, 1000),
     requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
     requestLogEnabled: onOff(env, 'REQUEST_LOG', true),
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),

@@ -302,6 +302,7 @@ describe('configuration errors exit 1 naming the variable', { concurrency: 3 }, 
     ['PORT', 'abc'],
     ['DATABASE_URL', 'mysql://x'],
     ['LOG_LEVEL', 'loud'],
+    ['HEAP_GROWTH_PERCENT', '1001'],
   ];
   for (const [name, value] of cases) {
     it(`${name}=${value}`, async () => {
@@ -316,7 +317,7 @@ describe('configuration errors exit 1 naming the variable', { concurrency: 3 }, 
 
 describe('consulta start', () => {
   /** Starts the server and resolves with its URL once it logs "consulta listening". */
-  function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; listening: Record<string, unknown> }> {
     const child = spawnCli(['start'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return new Promise((resolve, reject) => {
@@ -339,7 +340,7 @@ describe('consulta start', () => {
           }
           if (entry.msg === 'consulta listening' && entry.url) {
             clearTimeout(timer);
-            resolve({ child, url: entry.url, exited });
+            resolve({ child, url: entry.url, exited, listening: entry });
             return;
           }
         }
@@ -385,6 +386,18 @@ describe('consulta start', () => {
     const again = await startServer({ ...env, DEMO_LAWYERS: '25' });
     assert.equal(await stop(again), 0);
     assert.equal(lawyerCount(file), 25, 'a non-empty database is not seeded again');
+  });
+
+  it("bounds the heap's growth by HEAP_GROWTH_PERCENT (100 unless set; 0 leaves V8's default)", async () => {
+    const { env } = freshDb();
+    for (const [value, expected] of [[undefined, '--heap-growing-percent=100'], ['40', '--heap-growing-percent=40'], ['0', 'default']] as const) {
+      const server = await startServer({ ...env, DEMO_LAWYERS: '0', ...(value === undefined ? {} : { HEAP_GROWTH_PERCENT: value }) });
+      try {
+        assert.equal(server.listening.v8_heap, expected, `HEAP_GROWTH_PERCENT=${value}`);
+      } finally {
+        assert.equal(await stop(server), 0);
+      }
+    }
   });
 });
 

@@ -13,7 +13,7 @@ import { seedDemoDirectory } from '../domain/demo/seed.service.ts';
 import { findLoggedRequest } from '../domain/access/request-log.ts';
 import { ImportFailedError, importLawyers } from '../domain/directory/import.service.ts';
 import { dateInZone } from '../domain/directory/zoned-time.ts';
-import { startServer, stopOnSignals } from '../server.ts';
+import { applyHeapGrowth, startServer, stopOnSignals } from '../server.ts';
 import { runFirmsCommand } from './firms.commands.ts';
 import { runKeysCommand } from './keys.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
@@ -217,9 +217,10 @@ export async function run(argv: string[]): Promise<number> {
           if ((await countLawyers(database.db)) === 0) await seed(config, database, flags, json, config.demoLawyers);
         });
       }
+      const heapFlag = applyHeapGrowth(config);
       const server = await startServer(config);
       const log = (msg: string) => server.app.fastify.log.info(msg);
-      server.app.fastify.log.info({ url: server.url, database: server.database.dialect }, 'consulta listening');
+      server.app.fastify.log.info({ url: server.url, database: server.database.dialect, v8_heap: heapFlag ?? 'default' }, 'consulta listening');
       if (!json && process.stdout.isTTY) process.stdout.write(`Consulta is up: ${server.url}/ (API at ${config.baseUrl}, docs at ${config.siteUrl}/docs/api)\n`);
       stopOnSignals(server, config.shutdownTimeoutMs, log);
       return -1; // keep running
