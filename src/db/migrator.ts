@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003-request-log.ts';
 import * as m0004 from './migrations/0004-booking-intents.ts';
 import * as m0005 from './migrations/0005-webhooks.ts';
 import * as m0007 from './migrations/0007-lawyer-changes.ts';
+import * as m0008 from './migrations/0008-request-log-key-index.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004-booking-intents': m0004,
   '0005-webhooks': m0005,
   '0007-lawyer-changes': m0007,
+  '0008-request-log-key-index': m0008,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -128,6 +128,23 @@ for (const target of databaseTargets()) {
       await log.close();
     });
 
+    it("indexes (key_id, at) for keyed requests only, and a key's requests by time are read through that index", async () => {
+      if (target.name === 'postgres') {
+        const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'request_log_key_at'`.execute(t.database.db);
+        assert.match(rows[0]?.indexdef ?? '', /\(key_id, at\) WHERE \(key_id IS NOT NULL\)$/);
+        await t.database.db.transaction().execute(async (trx) => {
+          await sql`set local enable_seqscan = off`.execute(trx);
+          const plan = await sql<{ 'QUERY PLAN': string }>`explain select request_id from request_log where key_id = ${'key_1'} order by at desc limit 20`.execute(trx);
+          assert.match(plan.rows.map((r) => r['QUERY PLAN']).join('\n'), /request_log_key_at/);
+        });
+      } else {
+        const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where name = 'request_log_key_at'`.execute(t.database.db);
+        assert.match(rows[0]?.sql ?? '', /\("key_id", "at"\) where "key_id" is not null$/);
+        const plan = await sql<{ detail: string }>`explain query plan select request_id from request_log where key_id = ${'key_1'} order by at desc limit 20`.execute(t.database.db);
+        assert.match(plan.rows.map((r) => r.detail).join('\n'), /USING INDEX request_log_key_at/);
+      }
+    });
+
     it('a flush waits for a transaction in progress and never joins it: a rollback there loses no log entry', async () => {
       const log = new RequestLog(t.database, { flushIntervalMs: 60_000 });
       const e = entry();

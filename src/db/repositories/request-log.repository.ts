@@ -52,7 +52,7 @@ export function dailyUsage(batch: readonly RequestLogTable[]): UsageDailyTable[]
 
 const INSERT_REQUEST_SQL =
   'insert into request_log (request_id, at, key_id, owner_type, owner_id, test, method, route, path, status, duration_ms, client_ip, error_code) ' +
-  'values (@request_id, @at, @key_id, @owner_type, @owner_id, @test, @method, @route, @path, @status, @duration_ms, @client_ip, @error_code) ' +
+  'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
   'on conflict (request_id) do nothing';
 const ADD_USAGE_SQL =
   'insert into usage_daily (key_id, day, requests, errors, rate_limited) values (@key_id, @day, @requests, @errors, @rate_limited) ' +
@@ -98,7 +98,10 @@ function sqliteRequestLogWriter(sqlite: SQLite.Database): (batch: readonly Reque
       const insertRequest = sqlite.prepare(INSERT_REQUEST_SQL);
       const addUsage = sqlite.prepare(ADD_USAGE_SQL);
       write = sqlite.transaction((rows: readonly RequestLogTable[]) => {
-        for (const row of rows) insertRequest.run(row);
+        // Positional values: binding a row object by name costs about a microsecond more per row.
+        for (const r of rows) {
+          insertRequest.run(r.request_id, r.at, r.key_id, r.owner_type, r.owner_id, r.test, r.method, r.route, r.path, r.status, r.duration_ms, r.client_ip, r.error_code);
+        }
         for (const row of dailyUsage(rows)) addUsage.run(row);
       });
     }
