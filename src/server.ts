@@ -30,6 +30,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   try {
     await migrateToLatest(database);
     const app = await buildApp({ config, database, clock });
+    // Ready means ready: the search index is built before the first request, not by it.
+    await app.services.directoryCache.warm();
     await options.beforeListen?.(app);
     const address = await app.fastify.listen({ port: config.port, host: config.host });
     const jobs = startJobs({ app, database, clock, config });

@@ -53,6 +53,15 @@ describe('a real server on loopback', () => {
     await assert.rejects(server.database.ping(), 'the database is closed after stop');
     server = undefined;
   });
+
+  it('builds the search index before it listens, so no request waits for it', async () => {
+    const databaseUrl = `sqlite:${path.join(dir, 'warm.db')}`;
+    let versionAtListen: number | undefined;
+    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl }), {
+      beforeListen: (app) => {
+        versionAtListen = app.services.directoryCache.indexedVersion;
+      },
+    });
     const ref = await server.app.services.directoryCache.current();
     assert.equal(versionAtListen, ref.version, 'the index of the current version was built before listening');
     const res = await fetch(`${server.url}/api/v1/lawyers/search`);

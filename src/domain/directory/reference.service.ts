@@ -182,7 +182,7 @@ export class DirectoryCache {
   private loading: Promise<ReferenceData> | undefined;
   private checkedAt = -Infinity;
   /** The search index of a version (being built or built); dropped with the version. */
-  private index: { version: number; promise: Promise<SearchIndex> } | undefined;
+  private index: { version: number; promise: Promise<SearchIndex>; ready: boolean } | undefined;
   /** The last build started: builds run one at a time. */
   private indexBuild: Promise<unknown> = Promise.resolve();
   /** Set once a search used the index: a new version then rebuilds it at once, not on the next search. */
@@ -214,6 +214,20 @@ export class DirectoryCache {
   /** Estimated bytes held by cached lawyers and pages (for diagnostics and tests). */
   get cachedBytes(): number {
     return this.lawyers.bytes + this.pages.bytes;
+  }
+
+  /** The version whose search index is built and held, if any (diagnostics and tests). */
+  get indexedVersion(): number | undefined {
+    return this.index?.ready ? this.index.version : undefined;
+  }
+
+  /**
+   * Reads the reference data and builds the search index now, so that the first search after
+   * start-up does not wait for it (about 1 s at 100,000 lawyers).
+   */
+  async warm(): Promise<void> {
+    const ref = await this.current();
+    await this.searchIndex(ref.version);
   }
 
   /** Counts `bytes` more held by a lawyer entry (as it is filled) against the budget. */
@@ -274,12 +288,15 @@ export class DirectoryCache {
     const promise = this.indexBuild.then(() => loadSearchIndex(this.database));
     this.indexBuild = promise.catch(() => undefined);
     if (this.data?.version === version) {
-      const slot = { version, promise };
+      const slot = { version, promise, ready: false };
       this.index = slot;
       // A failed build is not kept: the next search tries again.
-      promise.catch(() => {
-        if (this.index === slot) this.index = undefined;
-      });
+      promise.then(
+        () => (slot.ready = true),
+        () => {
+          if (this.index === slot) this.index = undefined;
+        },
+      );
     }
     return promise;
   }
