@@ -46,10 +46,14 @@ const HELP = `npm run bench -- [options]
                      filter on every request, against a server whose directory cache is too
                      small to hold them: what an answer costs when it is not cached)
   --header 'K: V'    add a request header to every request (repeatable), e.g. an API key
+  --env K=V          set an environment variable of every service process (repeatable), e.g.
+                     HEAP_GROWTH_PERCENT=0 to compare a setting against its default
   --profile          instead of benchmarking, CPU-profile the service (node --cpu-prof)
                      under each selected scenario and print where the time goes`;
 
 interface Options {
+  /** Extra environment of every service process (--env). */
+  serverEnv: Record<string, string>;
   load: LoadOptions;
   only: string[];
   lawyers: number;
@@ -93,6 +97,7 @@ function parseOptions(argv: string[]): Options | null {
       'quiet-wait': { type: 'string' },
       retries: { type: 'string' },
       header: { type: 'string', multiple: true },
+      env: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -109,7 +114,14 @@ function parseOptions(argv: string[]): Options | null {
     if (i < 1) throw new Error(`--header expects "Name: value", got "${h}"`);
     headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
   }
+  const serverEnv: Record<string, string> = {};
+  for (const kv of values.env ?? []) {
+    const i = kv.indexOf('=');
+    if (i < 1) throw new Error(`--env expects "NAME=value", got "${kv}"`);
+    serverEnv[kv.slice(0, i)] = kv.slice(i + 1);
+  }
   return {
+    serverEnv,
     load: {
       headers,
       duration: positiveInt('duration', values.duration ?? env.BENCH_DURATION, quick ? 3 : 8, 600),
@@ -248,7 +260,7 @@ async function leastDisturbed<T>(options: Options, attempt: () => Promise<T>, di
 
 async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
   const scenarios = selected(options, SCENARIOS);
-  const app = await startApp(db);
+  const app = await startApp(db, [], options.serverEnv);
   let baseline: Child | undefined;
   return withServers([app], async () => {
     const ids = await discoverLawyerIds(app.url, options.ids, options.load.headers);
@@ -297,7 +309,7 @@ const COLD_IDS = 2000;
 async function coldRun(options: Options, db: BenchDatabase, main: ScenarioResult[], notes: string[]): Promise<ScenarioResult[]> {
   const specs = selected(options, [...SCENARIOS.filter((s) => s.kind === 'lawyer'), UNCACHED_COUNT_SCENARIO]);
   if (specs.length === 0) return [];
-  const app = await startApp(db, [], { DIRECTORY_CACHE_MB: '1' });
+  const app = await startApp(db, [], { ...options.serverEnv, DIRECTORY_CACHE_MB: '1' });
   return withServers([app], async () => {
     // Far more lawyers than 1 MB holds (a profile takes ~8 KB, an availability answer ~30 KB).
     const ids = await discoverLawyerIds(app.url, COLD_IDS, options.load.headers);
@@ -326,7 +338,7 @@ async function coldRun(options: Options, db: BenchDatabase, main: ScenarioResult
 
 async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
   const scenarios = selected(options, [...SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO]);
-  const app = await startApp(db);
+  const app = await startApp(db, [], options.serverEnv);
   return withServers([app], async () => {
     process.stdout.write(`\nscale check, ${db.lawyers.toLocaleString('en')} lawyers\n`);
     const search: Array<{ name: string; path: string; m: Measurement }> = [];
@@ -351,14 +363,14 @@ async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
 async function profileRun(options: Options, db: BenchDatabase): Promise<Record<string, ProfileSummary>> {
   const out: Record<string, ProfileSummary> = {};
   const ids = await (async () => {
-    const app = await startApp(db);
+    const app = await startApp(db, [], options.serverEnv);
     return withServers([app], () => discoverLawyerIds(app.url, options.ids, options.load.headers));
   })();
   for (const spec of selected(options, SCENARIOS)) {
     const dir = path.join(BENCH_DIR, 'profiles', spec.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, ''));
     fs.rmSync(dir, { recursive: true, force: true });
     // A fresh process per scenario, so each profile holds one endpoint's work only.
-    const app = await startApp(db, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const app = await startApp(db, ['--cpu-prof', `--cpu-prof-dir=${dir}`], options.serverEnv);
     const paths = spec.paths(ids);
     let m: Measurement;
     try {
@@ -398,7 +410,7 @@ async function main(): Promise<void> {
     clk_tck: clockTicksPerSecond(),
   };
   const commit = gitDescribe();
-  process.stdout.write(`consulta bench — ${started.toISOString()} — ${machine.cores} × ${machine.cpu}, Node ${machine.node}, commit ${commit ?? '?'}\n`);
+  process.stdout.write(`consulta bench — ${started.toISOString()} — ${machine.cores} × ${machine.cpu}, Node ${machine.node}, commit ${commit ?? '?'}${Object.keys(options.serverEnv).length ? `, service env ${Object.entries(options.serverEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}\n`);
 
   const dbDir = path.join(BENCH_DIR, 'db');
   const mainDb = await benchDatabase(dbDir, options.lawyers, options.seed, options.reseed);
@@ -482,7 +494,7 @@ async function main(): Promise<void> {
     finished: new Date().toISOString(),
     commit,
     machine,
-    options: { ...options.load, headers: Object.keys(options.load.headers ?? {}), quick: options.quick, only: options.only, ids: main.ids, seed: options.seed, quiet_wait_s: options.quietWaitMs / 1000, retries: options.retries },
+    options: { ...options.load, headers: Object.keys(options.load.headers ?? {}), quick: options.quick, only: options.only, ids: main.ids, seed: options.seed, quiet_wait_s: options.quietWaitMs / 1000, retries: options.retries, server_env: options.serverEnv },
     databases: [mainDb, ...scaleDbs.filter((d) => d !== mainDb)].map((d) => ({ lawyers: d.lawyers, seed: d.seed, reference_date: d.referenceDate, file: path.relative(ROOT, d.file), seeded_seconds: d.seededSeconds })),
     targets: { search: 0.3, lawyer: 0.4, reference: 0.7, scale_p50_ratio: SCALE_TARGET, rss_mb: RSS_TARGET_MB },
     scenarios: main.results,
