@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
+import { RequestLogThread } from '../../src/db/request-log-thread.ts';
 import { RequestLog, type RequestLogEntry } from '../../src/domain/access/request-log.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { startServerProcess } from '../support/process.ts';
@@ -214,5 +215,38 @@ describe('request log and the server lifetime (SQLite file)', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('request log on a SQLite file: written by a thread of its own', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-rlog-thread-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves the event loop free while a large batch is written', async () => {
+    const database = openDatabase(`sqlite:${path.join(dir, 'big.db')}`);
+    await migrateToLatest(database);
+    const log = new RequestLog(database, { flushIntervalMs: 60_000, maxBatch: 100_000 });
+    const batch = Array.from({ length: 30_000 }, () => entry());
+    for (const e of batch) log.record(e);
+    // Written on this thread, 30,000 rows block it for tens of milliseconds: no timer runs.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      await log.flush();
+    } finally {
+      clearInterval(timer);
+    }
+    assert.ok(ticks >= 3, `timers ran ${ticks} times during the flush`);
+    const { n } = await database.db.selectFrom('request_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(n), 30_000);
+    await log.close();
+    await database.close();
+  });
+
+  it('a thread that cannot open the database fails each write (nothing hangs), and close() still resolves', async () => {
+    const thread = new RequestLogThread({ file: path.join(dir, 'missing.db'), insertSql: 'select 1', addSql: 'select 1', busyTimeoutMs: 100 });
+    await assert.rejects(thread.write([[1]], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/);
+    await assert.rejects(thread.write([[1]], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/, 'a new thread is started for the next write');
+    await thread.close();
   });
 });
