@@ -317,9 +317,15 @@ describe('configuration errors exit 1 naming the variable', { concurrency: 3 }, 
 
 describe('consulta start', () => {
   /** Starts the server and resolves with its URL once it logs "consulta listening". */
-  function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; listening: Record<string, unknown> }> {
+  function startServer(
+    env: Record<string, string>,
+  ): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; listening: Record<string, unknown>; output: Promise<string> }> {
     const child = spawnCli(['start'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Everything the process wrote to stdout, once its streams have closed.
+    let all = '';
+    child.stdout!.on('data', (d: Buffer | string) => (all += String(d)));
+    const output = new Promise<string>((resolve) => child.once('close', () => resolve(all)));
     return new Promise((resolve, reject) => {
       let buffered = '';
       let stderr = '';
@@ -340,7 +346,7 @@ describe('consulta start', () => {
           }
           if (entry.msg === 'consulta listening' && entry.url) {
             clearTimeout(timer);
-            resolve({ child, url: entry.url, exited, listening: entry });
+            resolve({ child, url: entry.url, exited, listening: entry, output });
             return;
           }
         }
@@ -386,6 +392,21 @@ describe('consulta start', () => {
     const again = await startServer({ ...env, DEMO_LAWYERS: '25' });
     assert.equal(await stop(again), 0);
     assert.equal(lawyerCount(file), 25, 'a non-empty database is not seeded again');
+  });
+
+  it('has written every log line by the time it exits, the request lines included (the output is buffered)', async () => {
+    const { env } = freshDb();
+    const server = await startServer({ ...env, DEMO_LAWYERS: '0' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${server.url}/api/v1/cities`, { signal: AbortSignal.timeout(5000) });
+      assert.equal(res.status, 200);
+      ids.push(res.headers.get('x-request-id') ?? '');
+    }
+    assert.equal(await stop(server), 0);
+    const lines = (await server.output).trim().split('\n').map((l) => JSON.parse(l) as { msg?: string; request_id?: string; status?: number });
+    for (const id of ids) assert.ok(lines.some((l) => l.msg === 'request' && l.request_id === id && l.status === 200), `the line of ${id} was written`);
+    assert.equal(lines.at(-1)?.msg, 'stopped cleanly');
   });
 
   it("bounds the heap's growth by HEAP_GROWTH_PERCENT (100 unless set; 0 leaves V8's default)", async () => {
