@@ -176,3 +176,41 @@ export async function waitForQuiet(pids: readonly number[], maxWaitMs: number, t
     announced = true;
   }
 }
+
+/**
+ * Two measurements of the same server and scenario as one: counts and CPU summed (so rates are
+ * over both runs), latency percentiles averaged (an approximation: the runs are alike), the
+ * worst of the disturbance and memory figures. Used to measure A, B, B, A and compare the sums,
+ * so that drift during a scenario weighs on both sides alike.
+ */
+export function combine(a: Measurement, b: Measurement): Measurement {
+  const requests = a.requests + b.requests;
+  const seconds = a.seconds + b.seconds;
+  const serverCpuMs = a.serverCpuMs + b.serverCpuMs;
+  const mean = (x: number, y: number) => (x + y) / 2;
+  const statusCodes: Record<string, number> = { ...a.statusCodes };
+  for (const [k, v] of Object.entries(b.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
+  return {
+    requests,
+    ok: a.ok + b.ok,
+    non2xx: a.non2xx + b.non2xx,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    seconds,
+    rps: (a.ok + b.ok) / seconds,
+    p50Ms: mean(a.p50Ms, b.p50Ms),
+    p90Ms: mean(a.p90Ms, b.p90Ms),
+    p99Ms: mean(a.p99Ms, b.p99Ms),
+    maxMs: Math.max(a.maxMs, b.maxMs),
+    serverCpuMs,
+    serverCpuMsPerReq: requests ? serverCpuMs / requests : Number.NaN,
+    serverCores: serverCpuMs / (seconds * 1000),
+    clientCpuMsPerReq: mean(a.clientCpuMsPerReq, b.clientCpuMsPerReq),
+    otherCores: Math.max(a.otherCores, b.otherCores),
+    stealCores: Math.max(a.stealCores, b.stealCores),
+    serverRssMaxMb: Math.max(a.serverRssMaxMb, b.serverRssMaxMb),
+    serverPeakRssMb: Math.max(a.serverPeakRssMb, b.serverPeakRssMb),
+    statusCodes,
+    windowUs: [Math.min(a.windowUs[0], b.windowUs[0]), Math.max(a.windowUs[1], b.windowUs[1])],
+  };
+}

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { capture, discoverLawyerIds, serializeCapture, verifyReplay, type Capture } from './capture.ts';
 import { HOST, ROOT, freePort, spawnServer, type Child } from './children.ts';
-import { measure, waitForQuiet, type LoadOptions, type Measurement } from './load.ts';
+import { combine, measure, waitForQuiet, type LoadOptions, type Measurement, type Target } from './load.ts';
 import { clockTicksPerSecond, cpuModel, memory } from './proc.ts';
 import { renderProfile, summarizeProfile, type ProfileSummary } from './profile.ts';
 import { anomalies, memoryTable, scaleTable, scenarioTable, type MemoryRow, type ScaleRow, type ScenarioResult } from './report.ts';
@@ -275,11 +275,21 @@ async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
         process.stdout.write(`  ${spec.name}\n`);
         const { app: appM, raw: rawM } = await leastDisturbed(options, async () => {
           await quiet(options, [app.pid, baseline!.pid]);
-          const appRun = await measure({ url: app.url, pid: app.pid }, paths, options.load);
-          process.stdout.write(`    app  ${fmt(appRun)}\n`);
-          const rawRun = await measure({ url: baseline!.url, pid: baseline!.pid }, paths, options.load);
-          process.stdout.write(`    raw  ${fmt(rawRun)}\n`);
-          return { app: appRun, raw: rawRun };
+          // App, raw, raw, app (one pair with --quick): the sums of each side are compared, so a
+          // drift of the machine's speed during the scenario weighs on both alike.
+          const appTarget = { url: app.url, pid: app.pid };
+          const rawTarget = { url: baseline!.url, pid: baseline!.pid };
+          const run = async (name: string, target: Target) => {
+            const m = await measure(target, paths, options.load);
+            process.stdout.write(`    ${name}  ${fmt(m)}\n`);
+            return m;
+          };
+          const app1 = await run('app', appTarget);
+          const raw1 = await run('raw', rawTarget);
+          if (options.quick) return { app: app1, raw: raw1 };
+          const raw2 = await run('raw', rawTarget);
+          const app2 = await run('app', appTarget);
+          return { app: combine(app1, app2), raw: combine(raw1, raw2) };
         }, (pair) => Math.max(pair.app.otherCores, pair.raw.otherCores));
         warn(`${spec.name} (app)`, appM, notes);
         warn(`${spec.name} (raw)`, rawM, notes);
