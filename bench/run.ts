@@ -258,6 +258,21 @@ async function leastDisturbed<T>(options: Options, attempt: () => Promise<T>, di
   return best!;
 }
 
+/**
+ * The service alone on `paths` (no baseline beside it), after waiting for quiet and again while
+ * disturbed. A few answers are captured first to check they are 200s; capturing thousands would
+ * warm the cache the cold pass and the uncached search want cold.
+ */
+async function measureApp(options: Options, app: Child, paths: string[], label: string): Promise<Measurement> {
+  await capture(app.url, paths.slice(0, 3), options.load.headers);
+  return leastDisturbed(options, async () => {
+    await quiet(options, [app.pid]);
+    const run = await measure({ url: app.url, pid: app.pid }, paths, options.load);
+    process.stdout.write(`  ${label} ${fmt(run)}\n`);
+    return run;
+  }, (run) => run.otherCores);
+}
+
 async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
   const scenarios = selected(options, SCENARIOS);
   const app = await startApp(db, [], options.serverEnv);
@@ -330,13 +345,7 @@ async function coldRun(options: Options, db: BenchDatabase, main: ScenarioResult
       const raw = main.find((r) => r.name === rawOf)?.baseline;
       if (!raw) continue;
       const paths = spec.paths(ids);
-      await capture(app.url, paths.slice(0, 3), options.load.headers);
-      const m = await leastDisturbed(options, async () => {
-        await quiet(options, [app.pid]);
-        const run = await measure({ url: app.url, pid: app.pid }, paths, options.load);
-        process.stdout.write(`  ${spec.name.padEnd(30)} ${fmt(run)}\n`);
-        return run;
-      }, (run) => run.otherCores);
+      const m = await measureApp(options, app, paths, spec.name.padEnd(30));
       warn(`${spec.name} (cold)`, m, notes);
       const target = spec === UNCACHED_COUNT_SCENARIO ? 0.3 : spec.target;
       const ratio = m.rps / raw.rps;
@@ -354,14 +363,7 @@ async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
     const search: Array<{ name: string; path: string; m: Measurement }> = [];
     for (const spec of scenarios) {
       const paths = spec.paths([]);
-      // A few are enough to check the answers are 200s; capturing thousands would warm the cache.
-      await capture(app.url, paths.slice(0, 3), options.load.headers);
-      const m = await leastDisturbed(options, async () => {
-        await quiet(options, [app.pid]);
-        const run = await measure({ url: app.url, pid: app.pid }, paths, options.load);
-        process.stdout.write(`  ${spec.name.padEnd(26)} ${fmt(run)}\n`);
-        return run;
-      }, (run) => run.otherCores);
+      const m = await measureApp(options, app, paths, spec.name.padEnd(26));
       warn(`${spec.name} @${db.lawyers}`, m, notes);
       search.push({ name: spec.name, path: paths[0]!, m });
     }

@@ -26,6 +26,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How long a SQLite connection waits for another's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
 export interface OpenOptions {
   poolSize?: number;
 }
@@ -94,7 +97,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   // FULL: a committed transaction survives a power cut, so an answered 201 is never lost.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   // 16 MB of SQLite's own page cache: directory reads are served from the process's caches, so
   // at high request rates these pages held mostly request-log writes (64 MB put RSS ~90 MB
   // higher under load); the operating system's file cache still holds the rest.

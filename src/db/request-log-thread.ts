@@ -53,13 +53,12 @@ export interface RequestLogThreadOptions {
   busyTimeoutMs: number;
 }
 
-type Pending = { resolve: () => void; reject: (err: Error) => void };
+type Pending = { resolve: () => void; reject: (err: Error) => void; written: Promise<void> };
 
 export class RequestLogThread {
   private worker: Worker | undefined;
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
-  private readonly inFlight = new Set<Promise<void>>();
   private readonly driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
   constructor(private readonly options: RequestLogThreadOptions) {}
@@ -68,15 +67,12 @@ export class RequestLogThread {
   write(rows: unknown[][], adds: unknown[][]): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = ++this.nextId;
-    const written = new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // A write in progress keeps the process alive; an idle thread does not.
-      if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ id, rows, adds });
-    });
-    this.inFlight.add(written);
-    const done = () => void this.inFlight.delete(written);
-    written.then(done, done);
+    let settle!: Omit<Pending, 'written'>;
+    const written = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    this.pending.set(id, { ...settle, written });
+    // A write in progress keeps the process alive; an idle thread does not.
+    if (this.pending.size === 1) worker.ref();
+    worker.postMessage({ id, rows, adds });
     return written;
   }
 
@@ -84,7 +80,7 @@ export class RequestLogThread {
   async close(): Promise<void> {
     const worker = this.worker;
     if (worker === undefined) return;
-    await Promise.allSettled(this.inFlight);
+    await Promise.allSettled([...this.pending.values()].map((p) => p.written));
     this.worker = undefined;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.ref();

@@ -1,6 +1,6 @@
 /** The API request log and the per-key daily usage aggregates. */
 import type SQLite from 'better-sqlite3';
-import type { Database } from '../database.ts';
+import { SQLITE_BUSY_TIMEOUT_MS, type Database } from '../database.ts';
 import { RequestLogThread } from '../request-log-thread.ts';
 import type { RequestLogTable, UsageDailyTable } from '../schema.ts';
 import type { Executor } from './types.ts';
@@ -83,7 +83,7 @@ export interface RequestLogWriter {
 export function openRequestLogWriter(database: Database): RequestLogWriter {
   const sqlite = database.sqlite;
   if (sqlite && !sqlite.memory) {
-    const thread = new RequestLogThread({ file: sqlite.name, insertSql: INSERT_REQUEST_SQL, addSql: ADD_USAGE_SQL, busyTimeoutMs: 5000 });
+    const thread = new RequestLogThread({ file: sqlite.name, insertSql: INSERT_REQUEST_SQL, addSql: ADD_USAGE_SQL, busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS });
     return {
       write: (batch) => thread.write(batch.map(rowValues), dailyUsage(batch).map(usageValues)),
       close: () => thread.close(),
