@@ -82,6 +82,18 @@ export interface Config {
   readonly webhookDisableAfterFailures: number;
   /** How long a claimed delivery is reserved for its process; after a crash it is redelivered then. */
   readonly webhookLeaseSeconds: number;
+  /** `demo` (default: a checkout page on our origin, no money moves) or `stripe` (hosted Checkout). */
+  readonly paymentProvider: 'demo' | 'stripe';
+  /** Stripe secret key (`sk_…`); required when the provider is `stripe`. */
+  readonly stripeSecretKey: string | null;
+  /** Signing secret of the Stripe webhook endpoint (`whsec_…`); required when the provider is `stripe`. */
+  readonly stripeWebhookSecret: string | null;
+  /** Base URL of Stripe's API (tests point it at a local stand-in); null means the SDK's default. */
+  readonly stripeApiBase: string | null;
+  /** A signed-in session ends after this many days without use. */
+  readonly sessionIdleDays: number;
+  /** A signed-in session ends this many days after sign-in, used or not. */
+  readonly sessionMaxDays: number;
 }
 
 export class ConfigError extends Error {
@@ -189,6 +201,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     throw new ConfigError('WEBHOOK_LEASE_SECONDS', `must be longer than WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs} ms), got ${webhookLeaseSeconds} s`);
   }
 
+  const paymentProvider = ((env.PAYMENT_PROVIDER ?? '').trim() || 'demo') as Config['paymentProvider'];
+  if (paymentProvider !== 'demo' && paymentProvider !== 'stripe') throw new ConfigError('PAYMENT_PROVIDER', `must be demo or stripe, got "${paymentProvider}"`);
+  const stripeSecretKey = (env.STRIPE_SECRET_KEY ?? '').trim() || null;
+  const stripeWebhookSecret = (env.STRIPE_WEBHOOK_SECRET ?? '').trim() || null;
+  if (paymentProvider === 'stripe') {
+    if (!stripeSecretKey) throw new ConfigError('STRIPE_SECRET_KEY', 'is required when PAYMENT_PROVIDER=stripe');
+    if (!stripeWebhookSecret) throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'is required when PAYMENT_PROVIDER=stripe');
+  }
+
   const config: Config = {
     port,
     host: (env.HOST ?? '').trim() || '0.0.0.0',
@@ -229,6 +250,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookDispatchIntervalMs: int(env, 'WEBHOOK_DISPATCH_INTERVAL_MS', 250, 10, 600_000),
     webhookDisableAfterFailures: int(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 20, 1, 100_000),
     webhookLeaseSeconds,
+    paymentProvider,
+    stripeSecretKey,
+    stripeWebhookSecret,
+    stripeApiBase: optionalUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']),
+    sessionIdleDays: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365),
+    sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 30, 1, 365),
     ...overrides,
   };
   return Object.freeze(config);

@@ -7,6 +7,9 @@ import * as m0004 from './migrations/0004-booking-intents.ts';
 import * as m0005 from './migrations/0005-webhooks.ts';
 import * as m0007 from './migrations/0007-lawyer-changes.ts';
 import * as m0008 from './migrations/0008-request-log-key-index.ts';
+import * as m0009 from './migrations/0009-sessions.ts';
+import * as m0010 from './migrations/0010-payments.ts';
+import * as m0011 from './migrations/0011-mail.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +20,9 @@ const migrations: Record<string, Migration> = {
   '0005-webhooks': m0005,
   '0007-lawyer-changes': m0007,
   '0008-request-log-key-index': m0008,
+  '0009-sessions': m0009,
+  '0010-payments': m0010,
+  '0011-mail': m0011,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -326,6 +326,12 @@ export interface WebhookAttemptTable {
   response_body: string | null;
 }
 
+// -- sign-in and sessions (0009-sessions) --
+
+// -- payments (0010-payments) --
+
+// -- mail outbox (0011-mail) --
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -356,4 +362,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointTable;
   webhook_messages: WebhookMessageTable;
   webhook_attempts: WebhookAttemptTable;
+  // -- sign-in and sessions (0009-sessions) --
+  // -- payments (0010-payments) --
+  // -- mail outbox (0011-mail) --
 }
