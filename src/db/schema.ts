@@ -154,6 +154,8 @@ export interface UserTable {
   email: string;
   name: string | null;
   created_at: string;
+  /** `en` or `es`: the site language the person last used; emails to them use it (0009). */
+  locale: string | null;
 }
 
 export interface FirmTable {
@@ -328,6 +330,40 @@ export interface WebhookAttemptTable {
 
 // -- sign-in and sessions (0009-sessions) --
 
+export interface SignInChallengeTable {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  /** scrypt of the 6-digit code (salted with the id): slow to brute-force from a stolen row. */
+  code_hash: string;
+  /** SHA-256 of the link token (32 random bytes). */
+  link_hash: string;
+  /** SHA-256 of the secret in the asking browser's cookie: the link completes only there. */
+  browser_hash: string;
+  /** A same-origin path to go to afterwards. */
+  return_to: string | null;
+  locale: string;
+  attempts: number;
+  client_ip: string;
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
+export interface SessionTable {
+  id: string;
+  /** SHA-256 of the cookie's token. */
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end. */
+  expires_at: string;
+  revoked_at: string | null;
+  client_ip: string | null;
+  user_agent: string | null;
+}
+
 // -- payments (0010-payments) --
 
 // -- mail outbox (0011-mail) --
@@ -363,6 +399,8 @@ export interface DB {
   webhook_messages: WebhookMessageTable;
   webhook_attempts: WebhookAttemptTable;
   // -- sign-in and sessions (0009-sessions) --
+  sign_in_challenges: SignInChallengeTable;
+  sessions: SessionTable;
   // -- payments (0010-payments) --
   // -- mail outbox (0011-mail) --
 }

@@ -190,7 +190,7 @@ export class AccountsService {
   async ensureUser(email: string, name?: string | null, db: Executor = this.deps.db): Promise<User> {
     const normalized = normalizeEmail(email);
     const cleanName = name?.trim() ? name.trim().slice(0, 200) : null;
-    const row = await insertUserIfAbsent(db, { id: randomUUID(), email: normalized, name: cleanName, created_at: this.deps.clock.now().toISOString() });
+    const row = await insertUserIfAbsent(db, { id: randomUUID(), email: normalized, name: cleanName, created_at: this.deps.clock.now().toISOString(), locale: null });
     if (cleanName && row.name === null) {
       await setUserNameIfMissing(db, row.id, cleanName);
       return toUser({ ...row, name: cleanName });
