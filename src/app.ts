@@ -18,6 +18,9 @@ import { RequestLog } from './domain/access/request-log.ts';
 import { UsageService } from './domain/access/usage.service.ts';
 import { BookingService } from './domain/booking/booking.service.ts';
 import { IdempotencyService } from './domain/booking/idempotency.ts';
+import { PaymentsService } from './domain/payments/payments.service.ts';
+import { createPaymentProvider } from './payments/index.ts';
+import { stripeWebhookRoutes } from './payments/stripe-webhook.routes.ts';
 import { DirectoryService } from './domain/directory/directory.service.ts';
 import { createFencer } from './domain/directory/fence.ts';
 import { DirectoryCache } from './domain/directory/reference.service.ts';
@@ -29,8 +32,12 @@ import { bookingRoutes } from './http/routes/booking.routes.ts';
 import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
 import { referenceRoutes } from './http/routes/reference.routes.ts';
-import { lawyerPages } from './site/lawyer.pages.ts';
-import { siteRoutes } from './site/site.routes.ts';
+import { docsArea } from './site/docs/docs.routes.ts';
+import { homeArea } from './site/home/home.routes.ts';
+import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
+import { testModeArea } from './site/booking/test-mode.routes.ts';
+import { notFoundPage, sitePlugin, type SessionLookup } from './site/plugin.ts';
+import { opsRoutes } from './site/ops.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -57,15 +64,28 @@ export interface App {
     limiter: RateLimitStore;
     booking: BookingService;
     idempotency: IdempotencyService;
+    payments: PaymentsService;
   };
 }
 
-const SITE_SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-};
+/**
+ * Site pages: no inline script or style at all (one hashed stylesheet and one script file), no
+ * framing, forms post only to us — and to Stripe's Checkout when it is the payment provider.
+ */
+function siteSecurityHeaders(config: Config): Record<string, string> {
+  const formAction = config.paymentProvider === 'stripe' ? "'self' https://checkout.stripe.com" : "'self'";
+  return {
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cross-origin-opener-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+    'content-security-policy': `default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action ${formAction}`,
+  };
+}
+
+/** The interactive API reference (Swagger UI) sets styles inline; only its pages allow that. */
+const API_REFERENCE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const EXPOSED_HEADERS = [
   'X-Request-Id',
@@ -155,9 +175,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const securityHeaders = config.siteUrl.startsWith('https:')
     ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' }
     : {};
+  const siteHeaders = siteSecurityHeaders(config);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    reply.headers(request.url.startsWith(API_PREFIX) ? API_HEADERS : SITE_SECURITY_HEADERS);
+    reply.headers(request.url.startsWith(API_PREFIX) ? API_HEADERS : siteHeaders);
+    if (request.url.startsWith('/docs/api')) reply.header('content-security-policy', API_REFERENCE_CSP);
     reply.headers(securityHeaders);
     done();
   });
@@ -185,7 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method, url: route.url, hidden });
   });
 
-  registerProblemHandlers(fastify, config.siteUrl);
+  registerProblemHandlers(fastify, config.siteUrl, { htmlNotFound: notFoundPage(config), apiPrefix: API_PREFIX });
   registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
 
   const limiter = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
@@ -240,6 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency });
+  const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log });
 
   await fastify.register(
     async (api) => {
@@ -256,13 +279,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: API_PREFIX },
   );
 
-  await fastify.register(siteRoutes, { config, database, booking, clock });
-  await fastify.register(lawyerPages, { directory });
+  await fastify.register(opsRoutes, { config, database });
+  const sessions: SessionLookup = { authenticate: async () => null, setLocale: async () => {} };
+  await fastify.register(sitePlugin, {
+    config,
+    sessions,
+    areas: [homeArea(directory), lawyerArea({ directory, booking, access }), docsArea(config), testModeArea],
+  });
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',
     uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
     staticCSP: false,
   });
 
-  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency } };
+  // Stripe's signed events; the demo provider has none.
+  if (config.paymentProvider === 'stripe') await fastify.register(stripeWebhookRoutes, { payments, siteUrl: config.siteUrl });
+
+  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency, payments } };
 }

@@ -60,8 +60,14 @@ const VALIDATION_NOUN: Record<string, [string, string]> = {
   '/headers': ['header', 'headers'],
 };
 
+export interface ProblemHandlerOptions {
+  /** The site's 404 page, for people: paths outside the API whose client accepts HTML. */
+  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  apiPrefix?: string;
+}
+
 /** Maps anything thrown to a problem document. */
-export function registerProblemHandlers(app: FastifyInstance, siteUrl: string): void {
+export function registerProblemHandlers(app: FastifyInstance, siteUrl: string, options: ProblemHandlerOptions = {}): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
       return sendProblem(reply, siteUrl, error.code, error.detail, error.errors, error.headers);
@@ -92,7 +98,11 @@ export function registerProblemHandlers(app: FastifyInstance, siteUrl: string): 
     return sendProblem(reply, siteUrl, 'internal_error', `Something failed on our side. Quote ${request.id} to support.`);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, siteUrl, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}. The API reference is at ${siteUrl}/docs/api.`),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const { htmlNotFound, apiPrefix } = options;
+    if (htmlNotFound && !(apiPrefix && request.url.startsWith(apiPrefix)) && (request.headers.accept ?? '').includes('text/html')) {
+      return htmlNotFound(request, reply);
+    }
+    return sendProblem(reply, siteUrl, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}. The API reference is at ${siteUrl}/docs/api.`);
+  });
 }

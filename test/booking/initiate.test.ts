@@ -296,11 +296,11 @@ for (const target of databaseTargets()) {
           assert.deepEqual([await countRows(ctx.database, 'booking_intents'), await countRows(ctx.database, 'slot_holds')], before);
           assert.equal(await isAvailable(ctx, other, '2026-11-25', '11:00:00'), true);
 
-          const page = await ctx.app.fastify.inject({ url: '/booking/test-mode' });
+          const page = await ctx.app.fastify.inject({ url: '/booking/test-mode', headers: { 'accept-language': 'en' } });
           assert.equal(page.statusCode, 200);
           assert.match(String(page.headers['content-type']), /^text\/html/);
           assert.match(page.body, /test/i);
-          assert.match(page.body, /nothing was held or stored/);
+          assert.match(page.body, /Nothing was held or stored/);
 
           // Nothing held: a live key gets the same slot.
           const real = await initiate(ctx, body, { token: live.token });

@@ -1,0 +1,63 @@
+/**
+ * Static assets of the site (one stylesheet, one small script), served under content-hashed
+ * names (`/assets/site.3f2a9c1b.css`) so browsers may cache them for a year and a new version is
+ * a new URL. Read once at start-up from `src/site/assets/` (found from the project root, so the
+ * same code works from the sources and from the launcher's bundle).
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+
+interface Asset {
+  url: string;
+  body: Buffer;
+  type: string;
+}
+
+const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
+
+/** The folder of the assets: walks up from this module to the package root. */
+function assetsDir(): string {
+  let dir = import.meta.dirname;
+  for (let i = 0; i < 8; i++) {
+    const candidate = path.join(dir, 'src', 'site', 'assets');
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(candidate)) return candidate;
+    if (path.basename(dir) === 'site' && fs.existsSync(path.join(dir, 'assets'))) return path.join(dir, 'assets');
+    dir = path.dirname(dir);
+  }
+  throw new Error('site assets not found (src/site/assets)');
+}
+
+export class SiteAssets {
+  private readonly byName = new Map<string, Asset>();
+  private readonly byUrl = new Map<string, Asset>();
+
+  constructor(dir = assetsDir()) {
+    for (const file of fs.readdirSync(dir)) {
+      const ext = path.extname(file);
+      const type = TYPES[ext];
+      if (!type) continue;
+      const body = fs.readFileSync(path.join(dir, file));
+      const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
+      const asset = { url: `/assets/${path.basename(file, ext)}.${hash}${ext}`, body, type };
+      this.byName.set(file, asset);
+      this.byUrl.set(asset.url, asset);
+    }
+  }
+
+  /** The hashed URL of an asset (`url('site.css')`). */
+  url(name: string): string {
+    const asset = this.byName.get(name);
+    if (!asset) throw new Error(`unknown site asset ${name}`);
+    return asset.url;
+  }
+
+  register(app: FastifyInstance): void {
+    app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+      const asset = this.byUrl.get(`/assets/${request.params.file}`);
+      if (!asset) return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not found');
+      return reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body);
+    });
+  }
+}

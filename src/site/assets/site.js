@@ -1,0 +1,33 @@
+// Progressive enhancement only: every page works without this file.
+// - <time data-local> gets the visitor's own local time added;
+// - [data-countdown] counts down to its data-deadline (ISO) each second.
+(function () {
+  'use strict';
+  var lang = document.documentElement.lang || 'es';
+  document.querySelectorAll('time[data-local]').forEach(function (el) {
+    var when = new Date(el.getAttribute('datetime'));
+    if (isNaN(when.getTime())) return;
+    var out = el.parentElement && el.parentElement.querySelector('[data-local-out]');
+    if (!out) return;
+    out.textContent = new Intl.DateTimeFormat(lang, { weekday: 'long', day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(when);
+    out.hidden = false;
+  });
+  document.querySelectorAll('[data-countdown]').forEach(function (el) {
+    var deadline = Date.parse(el.getAttribute('data-deadline'));
+    if (isNaN(deadline)) return;
+    var tick = function () {
+      var s = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      el.textContent = Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+      if (s > 0) setTimeout(tick, 1000);
+    };
+    tick();
+  });
+  // A form submits once: a second tap while the first is on its way does nothing.
+  document.querySelectorAll('form[data-once]').forEach(function (form) {
+    form.addEventListener('submit', function (event) {
+      if (form.dataset.sent) { event.preventDefault(); return; }
+      form.dataset.sent = '1';
+      form.querySelectorAll('button[type="submit"]').forEach(function (b) { b.setAttribute('aria-disabled', 'true'); });
+    });
+  });
+})();

@@ -1,0 +1,23 @@
+/**
+ * What every page knows about its request: the language, the strings, the signed-in person, the
+ * CSRF token for its forms, and the hashed asset URLs. Built once per site request.
+ */
+import type { Locale, Messages } from '../i18n/index.ts';
+
+export interface SiteUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+export interface SiteContext {
+  locale: Locale;
+  t: Messages;
+  user: SiteUser | null;
+  /** The path and query of this page without `lang`, for the language switcher and return_to. */
+  path: string;
+  requestId: string;
+  /** A CSRF token for this page's forms (sets its secret cookie on first use). */
+  csrfToken(): string;
+  asset(name: string): string;
+}

@@ -1,0 +1,99 @@
+/** The home page: a search form over the directory, and its results. */
+import type { LawyerSummary } from '../../contract/directory.ts';
+import type { SiteContext } from '../context.ts';
+import { Field, Notice, Select, euros } from '../ui/components.tsx';
+import { formatDay } from '../ui/format.ts';
+import { Layout } from '../ui/layout.tsx';
+
+export interface SearchFormValues {
+  city?: string;
+  practice_area?: string;
+  language?: string;
+  max_fee_eur?: string | number;
+  sort?: string;
+}
+
+export interface HomePageProps {
+  ctx: SiteContext;
+  values: SearchFormValues;
+  errors: Record<string, string>;
+  cities: ReadonlyArray<{ value: string; label: string }>;
+  areas: ReadonlyArray<{ value: string; label: string }>;
+  languages: ReadonlyArray<{ value: string; label: string }>;
+  /** Null before a search was made (or when the form has errors). */
+  results: { total: number; page: number; hasMore: boolean; lawyers: readonly LawyerSummary[]; prev: string | null; next: string | null } | null;
+}
+
+export function HomePage({ ctx, values, errors, cities, areas, languages, results }: HomePageProps) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t.home.title} section="search">
+      <h1>{t.home.heading}</h1>
+      <p>{t.home.intro}</p>
+      <form method="get" action="/" role="search" aria-label={t.home.formLabel}>
+        <div class="grid four">
+          <Select name="city" label={t.home.city} options={cities} value={values.city} empty={t.home.anyCity} error={errors.city} />
+          <Select name="practice_area" label={t.home.area} options={areas} value={values.practice_area} empty={t.home.anyArea} error={errors.practice_area} />
+          <Select name="language" label={t.home.language} options={languages} value={values.language} empty={t.home.anyLanguage} error={errors.language} />
+          <Field name="max_fee_eur" label={t.home.maxFee} type="number" inputmode="numeric" min={0} max={100000} step="1" value={values.max_fee_eur ?? ''} error={errors.max_fee_eur} />
+        </div>
+        <div class="actions">
+          <Select
+            name="sort"
+            label={t.home.sort}
+            value={values.sort}
+            options={[
+              { value: 'rating', label: t.home.sortRating },
+              { value: 'price_asc', label: t.home.sortPriceAsc },
+              { value: 'price_desc', label: t.home.sortPriceDesc },
+              { value: 'reviews', label: t.home.sortReviews },
+            ]}
+          />
+          <button type="submit">{t.home.search}</button>
+        </div>
+      </form>
+      {Object.keys(errors).length > 0 ? (
+        <Notice kind="bad" role="alert">
+          <p>{t.home.fixErrors}</p>
+        </Notice>
+      ) : null}
+      {results ? <Results ctx={ctx} results={results} /> : null}
+    </Layout>
+  );
+}
+
+function Results({ ctx, results }: { ctx: SiteContext; results: NonNullable<HomePageProps['results']> }) {
+  const { t } = ctx;
+  return (
+    <section aria-labelledby="results-heading">
+      <h2 id="results-heading">{t.home.resultsCount(results.total)}</h2>
+      {results.lawyers.length === 0 ? <p>{t.home.noResults}</p> : null}
+      <ul class="cards columns">
+        {results.lawyers.map((l) => (
+          <li class="card">
+            <h3>
+              <a href={`/lawyers/${l.id}`}>{l.name}</a>
+            </h3>
+            <p class="meta">
+              {l.city} · {l.practice_areas.map((a) => a.name).join(', ')}
+            </p>
+            <p>
+              <span class="price">{euros(l.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation}
+              {l.average_rating !== null ? ` · ${t.lawyer.rating(l.average_rating)}` : ''}
+            </p>
+            <p class="meta">{l.next_available ? t.lawyer.nextAvailable(formatDay(l.next_available, ctx.locale)) : t.lawyer.noneSoon}</p>
+            <p>
+              <a class="button secondary" href={`/lawyers/${l.id}/book`}>
+                {t.lawyer.seeTimes}
+              </a>
+            </p>
+          </li>
+        ))}
+      </ul>
+      <nav class="pager" aria-label={t.home.pages}>
+        {results.prev ? <a href={results.prev}>{t.home.prev}</a> : <span />}
+        {results.next ? <a href={results.next}>{t.home.next}</a> : <span />}
+      </nav>
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+/** GET /: the search form and its results, through the same DirectoryService as the API. */
+import type { FastifyInstance } from 'fastify';
+import { h } from 'preact';
+import { SearchQuerySchema, type SearchQuery } from '../../contract/directory.ts';
+import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import { LANGUAGES } from '../../domain/directory/languages.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { PracticeAreaNode } from '../../domain/directory/reference.service.ts';
+import { createAjv, toFieldErrors } from '../../domain/validation.ts';
+import { HomePage, type SearchFormValues } from './home.page.tsx';
+
+// Languages people search for most (the lawyers' languages are ISO codes); names in the page's language.
+const COMMON_LANGUAGES = ['es', 'en', 'ar', 'fr', 'ro', 'uk', 'ru', 'zh', 'pt', 'de', 'it', 'ur', 'bn', 'hi', 'wo', 'tl'];
+
+const SEARCH_FIELDS = ['city', 'practice_area', 'language', 'min_fee_eur', 'max_fee_eur', 'sort', 'page'] as const;
+
+/** The practice-area tree as select options, children indented under their parent. */
+function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number): Array<{ value: string; label: string }> {
+  return nodes.flatMap((n) => [{ value: n.slug, label: `${'— '.repeat(depth)}${n.name}` }, ...flattenAreas(n.children, depth + 1)]);
+}
+
+export function homeArea(directory: DirectoryService) {
+  const validate = createAjv({ strict: false }).compile<SearchQuery>(SearchQuerySchema);
+  return async (site: FastifyInstance) => {
+    site.get('/', { schema: { hide: true } }, async (request, reply) => {
+      const ctx = request.site;
+      const raw = request.query as Record<string, unknown>;
+      // Empty fields of a submitted form mean "any".
+      const query: Record<string, unknown> = { limit: 10 };
+      for (const f of SEARCH_FIELDS) {
+        const v = raw[f];
+        if (typeof v === 'string' && v.trim() !== '') query[f] = v.trim();
+      }
+      const searched = SEARCH_FIELDS.some((f) => f in query);
+      const errors: Record<string, string> = {};
+      let results = null;
+      if (searched) {
+        if (!validate(query)) {
+          for (const e of toFieldErrors(validate.errors ?? [], '')) errors[e.pointer.slice(1)] = ctx.t.home.invalidField;
+        } else {
+          try {
+            const r = await directory.search(query as SearchQuery);
+            const link = (page: number) => `/?${new URLSearchParams({ ...(Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit')) as Record<string, string>), page: String(page) })}`;
+            results = { total: r.total, page: r.page, hasMore: r.has_more, lawyers: r.lawyers, prev: r.page > 1 ? link(r.page - 1) : null, next: r.has_more ? link(r.page + 1) : null };
+          } catch (err) {
+            if (!(err instanceof DomainError) || err.code !== 'invalid_request') throw err;
+            for (const e of err.errors ?? []) errors[e.pointer.split('/').pop() ?? ''] = ctx.t.home.invalidField;
+          }
+        }
+      }
+      const ref = await directory.reference();
+      const byName = (a: { label: string }, b: { label: string }) => a.label.localeCompare(b.label, ctx.locale);
+      const cities = ref.cities.filter((c) => c.lawyer_count > 0).map((c) => ({ value: c.slug, label: c.name })).sort(byName);
+      const areas = flattenAreas(ref.practiceAreaTree, 0);
+      const languages = COMMON_LANGUAGES.map((code) => LANGUAGES.find((l) => l.code === code))
+        .filter((l) => l !== undefined)
+        .map((l) => ({ value: l.code, label: ctx.locale === 'es' ? l.es : l.name }))
+        .sort(byName);
+      const values = query as SearchFormValues;
+      return reply.page(h(HomePage, { ctx, values, errors, cities, areas, languages, results }), Object.keys(errors).length > 0 ? 400 : 200);
+    });
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The lawyer pages behind `profile_url` and `booking_url`, through the same domain services as
+ * the API. Holding a time from the booking page is a widget booking intent: the same
+ * BookingService, the same anonymous per-address limit as POST /bookings/initiate.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { h } from 'preact';
+import type { AccessService } from '../../domain/access/access.service.ts';
+import type { BookingService } from '../../domain/booking/booking.service.ts';
+import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import { addDays } from '../../domain/directory/zoned-time.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { SiteContext } from '../context.ts';
+import { BookPage } from './book.page.tsx';
+import { ProfilePage } from './profile.page.tsx';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{2}:\d{2}:\d{2}$/;
+const WINDOW_DAYS = 14;
+
+export interface LawyerAreaDeps {
+  directory: DirectoryService;
+  booking: BookingService;
+  access: AccessService;
+}
+
+/** Hidden or unknown lawyers (and malformed ids) are the site's 404 page. */
+async function orNotFound<T>(id: string, load: () => Promise<T>): Promise<T> {
+  if (!UUID.test(id)) throw new DomainError('not_found', 'no such lawyer');
+  return load();
+}
+
+export function lawyerArea({ directory, booking, access }: LawyerAreaDeps) {
+  return async (site: FastifyInstance) => {
+    site.get<{ Params: { id: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
+      const lawyer = await orNotFound(request.params.id, () => directory.getProfile(request.params.id, { fenced: false }));
+      return reply.page(h(ProfilePage, { ctx: request.site, lawyer }));
+    });
+
+    const showTimes = async (id: string, startDate: string | undefined, ctx: SiteContext, notice: 'taken' | null) => {
+      const availability = await orNotFound(id, () => directory.getAvailability(id, startDate ? { start_date: startDate } : {}));
+      const link = (date: string) => `/lawyers/${availability.lawyer_id}/book?start_date=${date}`;
+      const today = (await directory.getAvailability(id, {})).start_date;
+      const prevStart = addDays(availability.start_date, -WINDOW_DAYS);
+      return h(BookPage, {
+        ctx,
+        availability,
+        nonce: randomBytes(12).toString('base64url'),
+        notice,
+        prev: availability.start_date > today ? link(prevStart < today ? today : prevStart) : null,
+        next: link(addDays(availability.start_date, WINDOW_DAYS)),
+      });
+    };
+
+    site.get<{ Params: { id: string }; Querystring: { start_date?: string } }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
+      const start = request.query.start_date;
+      // A malformed or past start date shows the coming two weeks instead of an error.
+      const startDate = typeof start === 'string' && DATE.test(start) ? start : undefined;
+      try {
+        return reply.page(await showTimes(request.params.id, startDate, request.site, null));
+      } catch (err) {
+        if (startDate && err instanceof DomainError && err.code === 'invalid_request') return reply.page(await showTimes(request.params.id, undefined, request.site, null));
+        throw err;
+      }
+    });
+
+    site.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
+      const id = request.params.id;
+      const body = request.body ?? {};
+      const [date, start, end, nonce] = [body.date, body.start_time, body.end_time, body.nonce];
+      if (!UUID.test(id) || typeof date !== 'string' || !DATE.test(date) || typeof start !== 'string' || !TIME.test(start) || typeof end !== 'string' || !TIME.test(end)) {
+        throw new DomainError('invalid_request', 'malformed booking form');
+      }
+      const caller = { kind: 'anonymous' as const, ip: request.ip };
+      await access.admit(caller, { scope: 'bookings:initiate', anonymousGroup: 'initiate' });
+      const idempotencyKey = typeof nonce === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(nonce) ? `site:${nonce}` : undefined;
+      const outcome = await booking.initiate(caller, { lawyer_id: id, date, start_time: start, end_time: end, source: 'widget' }, idempotencyKey);
+      if (outcome.status === 201) {
+        const url = new URL((JSON.parse(outcome.body) as { confirmation_url: string }).confirmation_url);
+        return reply.code(303).redirect(url.pathname);
+      }
+      // Taken meanwhile (or no longer bookable): the same page, fresh, saying so.
+      return reply.page(await showTimes(id, date, request.site, 'taken'), 409);
+    });
+  };
+}

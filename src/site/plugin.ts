@@ -1,0 +1,174 @@
+/**
+ * The web site: one encapsulated Fastify context with its own cookies, form parsing, CSRF
+ * protection, per-request page context and HTML error pages. Pages are Preact components
+ * rendered to strings on the server (escaped by default); forms work without JavaScript.
+ *
+ * Every state-changing request (POST) must carry the CSRF token of a form we rendered and, when
+ * the browser says where it comes from, come from our own origin (`Origin`, `Sec-Fetch-Site`).
+ */
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { Config } from '../config.ts';
+import { DomainError } from '../domain/errors.ts';
+import { isLocale, messages, negotiateLocale, type Locale } from '../i18n/index.ts';
+import { SiteAssets } from './assets.ts';
+import type { SiteContext, SiteUser } from './context.ts';
+import { ErrorPage } from './ui/pages.tsx';
+import { h } from 'preact';
+
+// A page element of any props (h() infers each page's own props type).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyVNode = VNode<any>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    site: SiteContext;
+  }
+  interface FastifyReply {
+    /** Renders a page component to HTML and sends it. */
+    page(vnode: AnyVNode, status?: number): FastifyReply;
+  }
+}
+
+/** What the site needs to recognise a signed-in browser (SessionService). */
+export interface SessionLookup {
+  authenticate(token: string | undefined): Promise<{ user: SiteUser & { locale: string | null }; sessionId: string } | null>;
+  setLocale(userId: string, locale: Locale): Promise<void>;
+}
+
+export interface SiteCookies {
+  session: string;
+  csrf: string;
+  signIn: string;
+  lang: string;
+  /** Secure and `__Host-` prefixed: the site is HTTPS, or localhost (which browsers treat as secure). */
+  secure: boolean;
+}
+
+/** Cookie names: `__Host-` prefixed and Secure wherever the browser allows it. */
+export function siteCookies(siteUrl: string): SiteCookies {
+  const url = new URL(siteUrl);
+  const secure = url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  const prefix = secure ? '__Host-' : '';
+  return { session: `${prefix}consulta_session`, csrf: `${prefix}consulta_csrf`, signIn: `${prefix}consulta_signin`, lang: 'consulta_lang', secure };
+}
+
+const LANG_COOKIE_MAX_AGE = 365 * 86_400;
+
+export interface SitePluginOptions {
+  config: Config;
+  sessions: SessionLookup;
+  /** The site's areas, registered inside the site context. */
+  areas: ReadonlyArray<(site: FastifyInstance) => Promise<void> | void>;
+}
+
+function render(vnode: AnyVNode): string {
+  return `<!doctype html>${renderToString(vnode)}`;
+}
+
+/** A page context for requests that never reached a site route (404s, early errors). */
+export function bareContext(request: FastifyRequest, assets: SiteAssets, cookies: SiteCookies): SiteContext {
+  const query = request.query as Record<string, unknown> | undefined;
+  const locale = negotiateLocale({ query: query?.lang, cookie: request.cookies?.[cookies.lang], acceptLanguage: request.headers['accept-language'] });
+  return { locale, t: messages(locale), user: null, path: '/', requestId: request.id, csrfToken: () => '', asset: (n) => assets.url(n) };
+}
+
+/** The path and query of the request without `lang`. */
+function pagePath(url: string): string {
+  const [p, q = ''] = url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(q);
+  params.delete('lang');
+  const rest = params.toString();
+  return rest ? `${p}?${rest}` : p;
+}
+
+export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { config, sessions, areas }) => {
+  const assets = new SiteAssets();
+  const cookies = siteCookies(config.siteUrl);
+  const origin = new URL(config.siteUrl).origin;
+  const baseCookie = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: cookies.secure };
+
+  await site.register(cookie);
+  await site.register(formbody, { bodyLimit: 16 * 1024 });
+  await site.register(csrf, { cookieKey: cookies.csrf, cookieOpts: baseCookie, getToken: (req) => (req.body as { _csrf?: string } | undefined)?._csrf });
+  assets.register(site);
+
+  site.decorateRequest('site', null as unknown as SiteContext);
+  site.decorateReply('page', function (this: FastifyReply, vnode: AnyVNode, status = 200) {
+    return this.code(status).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(render(vnode));
+  });
+
+  site.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/assets/')) return;
+    const query = request.query as Record<string, unknown>;
+    const auth = await sessions.authenticate(request.cookies[cookies.session]);
+    const stored = auth?.user.locale;
+    const locale = negotiateLocale({ query: query.lang, cookie: request.cookies[cookies.lang] ?? stored, acceptLanguage: request.headers['accept-language'] });
+    if (isLocale(query.lang)) {
+      // An explicit choice is remembered: in a cookie, and on the account (emails use it).
+      reply.setCookie(cookies.lang, query.lang, { ...baseCookie, httpOnly: false, maxAge: LANG_COOKIE_MAX_AGE });
+      if (auth && stored !== query.lang) await sessions.setLocale(auth.user.id, query.lang);
+    }
+    let token: string | undefined;
+    request.site = {
+      locale,
+      t: messages(locale),
+      user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name } : null,
+      path: pagePath(request.url),
+      requestId: request.id,
+      csrfToken: () => (token ??= reply.generateCsrf()),
+      asset: (name) => assets.url(name),
+    };
+    // Pages carry personal data and one-time tokens: never stored by shared caches.
+    reply.header('cache-control', 'no-store');
+  });
+
+  // Every POST: from our own origin, with the token of a form we rendered.
+  site.addHook('preHandler', (request, reply, done) => {
+    if (request.method !== 'POST') return done();
+    const fetchSite = request.headers['sec-fetch-site'];
+    const from = request.headers.origin;
+    if ((fetchSite !== undefined && fetchSite !== 'same-origin') || (from !== undefined && from !== origin)) {
+      const t = request.site.t;
+      return done(Object.assign(new Error('cross-site form'), { statusCode: 403, code: 'SITE_CROSS_ORIGIN', siteTitle: t.errors.crossSiteTitle }));
+    }
+    site.csrfProtection(request, reply, done);
+  });
+
+  site.setErrorHandler((error: FastifyError, request, reply) => {
+    const ctx = request.site ?? bareContext(request, assets, cookies);
+    const t = ctx.t;
+    const show = (status: number, title: string, message: string) => reply.page(h(ErrorPage, { ctx, title, message }), status);
+    if (error instanceof DomainError) {
+      if (error.headers) reply.headers(error.headers);
+      if (error.code === 'rate_limited') return show(429, t.errors.tooManyTitle, t.errors.tooMany(Number(error.headers?.['retry-after'] ?? 60)));
+      if (error.code === 'not_found') return show(404, t.errors.notFoundTitle, t.errors.notFound);
+      if (error.code === 'invalid_request') return show(400, t.errors.badRequestTitle, t.errors.badRequest);
+    }
+    if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'SITE_CROSS_ORIGIN') {
+      return show(403, t.errors.formExpiredTitle, t.errors.formExpired);
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return show(413, t.errors.badRequestTitle, t.errors.tooLarge);
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return show(415, t.errors.badRequestTitle, t.errors.badRequest);
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return show(error.statusCode, t.errors.badRequestTitle, t.errors.badRequest);
+    request.log.error({ err: error }, 'unhandled error on a site page');
+    return show(500, t.errors.serverTitle, t.errors.server);
+  });
+
+  for (const area of areas) await area(site);
+};
+
+/** The HTML 404 for site paths no route matched (the API keeps its problem documents). */
+export function notFoundPage(config: Config) {
+  const assets = new SiteAssets();
+  const cookies = siteCookies(config.siteUrl);
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = bareContext(request, assets, cookies);
+    const html = render(h(ErrorPage, { ctx, title: ctx.t.errors.notFoundTitle, message: ctx.t.errors.notFound }));
+    return reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+  };
+}
