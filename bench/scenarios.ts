@@ -5,7 +5,7 @@
  */
 export const API = '/api/v1';
 
-export type ScenarioKind = 'search' | 'lawyer' | 'reference';
+export type ScenarioKind = 'search' | 'lawyer' | 'reference' | 'site';
 
 export interface ScenarioSpec {
   name: string;
@@ -17,6 +17,7 @@ export interface ScenarioSpec {
 
 const fixed = (path: string) => () => [`${API}${path}`];
 const perLawyer = (suffix: string) => (ids: readonly string[]) => ids.map((id) => `${API}/lawyers/${id}${suffix}`);
+const sitePerLawyer = (suffix: string) => (ids: readonly string[]) => ids.map((id) => `/lawyers/${id}${suffix}`);
 
 /** The four search mixes, also used for the scale check. */
 export const SEARCH_SCENARIOS: ScenarioSpec[] = [
@@ -51,6 +52,10 @@ export const SCENARIOS: ScenarioSpec[] = [
   { name: 'reviews', kind: 'lawyer', target: 0.4, paths: perLawyer('/reviews?limit=10') },
   { name: 'cities', kind: 'reference', target: 0.7, paths: fixed('/cities') },
   { name: 'practice-areas', kind: 'reference', target: 0.7, paths: fixed('/practice-areas') },
+  // Site pages for people (HTML rendered on the server); the raw baseline answers the same bytes.
+  { name: 'site: home', kind: 'site', target: 0.5, paths: () => ['/'] },
+  { name: 'site: lawyer profile', kind: 'site', target: 0.5, paths: sitePerLawyer('') },
+  { name: 'site: booking page', kind: 'site', target: 0.5, paths: sitePerLawyer('/book') },
 ];
 
 /** Search p50 with the largest directory ÷ p50 with the smallest must not exceed this. */

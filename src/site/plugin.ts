@@ -6,6 +6,7 @@
  * Every state-changing request (POST) must carry the CSRF token of a form we rendered and, when
  * the browser says where it comes from, come from our own origin (`Origin`, `Sec-Fetch-Site`).
  */
+import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -31,6 +32,13 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Renders a page component to HTML and sends it. */
     page(vnode: AnyVNode, status?: number): FastifyReply;
+    /**
+     * Sends a page whose content follows from `key` — an immutable domain answer, a new object
+     * whenever it changes (the directory hands out the same object while nothing changed) — and
+     * the request's language and URL. For anonymous visitors its HTML is rendered once and
+     * reused; the CSRF token and the one-time value `once` are filled in fresh for every request.
+     */
+    cachedPage(key: object, build: (ctx: SiteContext, once: string) => AnyVNode): FastifyReply;
   }
 }
 
@@ -97,7 +105,45 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
   await site.register(csrf, { cookieKey: cookies.csrf, cookieOpts: baseCookie, getToken: (req) => (req.body as { _csrf?: string } | undefined)?._csrf });
   assets.register(site);
 
+  // Stand-ins for per-request values inside cached HTML: random per process, never sent as they are.
+  const csrfMark = randomBytes(18).toString('base64url');
+  const onceMark = randomBytes(18).toString('base64url');
+  const freshOnce = () => randomBytes(12).toString('base64url');
+  /** A rendered page cut at its per-request values: parts[0] value[0] parts[1] … */
+  interface CutPage {
+    parts: string[];
+    values: Array<'csrf' | 'once'>;
+  }
+  const marks = new RegExp(`(${csrfMark}|${onceMark})`);
+  const cut = (html: string): CutPage => {
+    const pieces = html.split(marks);
+    return { parts: pieces.filter((_, i) => i % 2 === 0), values: pieces.filter((_, i) => i % 2 === 1).map((m) => (m === csrfMark ? 'csrf' : 'once')) };
+  };
+  const rendered = new WeakMap<object, Map<string, CutPage>>();
+  // Variants (language × URL) kept per answer: query strings are the visitor's to vary.
+  const MAX_VARIANTS = 16;
+
   site.decorateRequest('site', null as unknown as SiteContext);
+  site.decorateReply('cachedPage', function (this: FastifyReply, key: object, build: (ctx: SiteContext, once: string) => AnyVNode) {
+    const ctx = this.request.site;
+    const send = (html: string) => this.code(200).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(html);
+    if (ctx.user) return send(render(build(ctx, freshOnce())));
+    const variant = `${ctx.locale} ${this.request.url}`;
+    let variants = rendered.get(key);
+    if (!variants) rendered.set(key, (variants = new Map()));
+    let page = variants.get(variant);
+    if (!page) {
+      page = cut(render(build({ ...ctx, csrfToken: () => csrfMark }, onceMark)));
+      if (variants.size >= MAX_VARIANTS) variants.delete(variants.keys().next().value!);
+      variants.set(variant, page);
+    }
+    if (page.values.length === 0) return send(page.parts[0]!);
+    // One nonce per response (a page's forms share it), and this browser's CSRF token.
+    const once = freshOnce();
+    let html = page.parts[0]!;
+    for (let i = 0; i < page.values.length; i++) html += (page.values[i] === 'csrf' ? ctx.csrfToken() : once) + page.parts[i + 1]!;
+    return send(html);
+  });
   site.decorateReply('page', function (this: FastifyReply, vnode: AnyVNode, status = 200) {
     return this.code(status).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(render(vnode));
   });

@@ -85,7 +85,7 @@ for (const target of databaseTargets()) {
     it('refuses a POST without the form\'s CSRF token, or from another origin', async () => {
       const client = new SiteClient(ctx.app.fastify);
       await client.get(`/lawyers/${lawyerId}/book`);
-      const form = { date: '2026-11-24', start_time: '10:00:00', end_time: '11:00:00' };
+      const form = { slot: '2026-11-24|10:00:00|11:00:00' };
       const noToken = await client.post(`/lawyers/${lawyerId}/book`, { ...form, _csrf: 'forged' });
       assert.equal(noToken.statusCode, 403);
       assert.match(noToken.body, /caducado|expired/);
@@ -106,7 +106,7 @@ for (const target of databaseTargets()) {
       assert.equal(page.statusCode, 200);
       const nonce = /name="nonce" value="([^"]+)"/.exec(page.body)?.[1];
       assert.ok(nonce);
-      const form = { date: '2026-11-24', start_time: '10:00:00', end_time: '11:00:00', nonce };
+      const form = { slot: '2026-11-24|10:00:00|11:00:00', nonce };
       const first = await client.post(`/lawyers/${lawyerId}/book`, form);
       assert.equal(first.statusCode, 303);
       assert.match(String(first.headers.location), /^\/confirm\/[A-Za-z0-9_-]{20,64}$/);
@@ -133,7 +133,7 @@ for (const target of databaseTargets()) {
       for (const hour of ['11', '12', '13']) {
         const page = await client.get(`/lawyers/${lawyerId}/book`);
         const nonce = /name="nonce" value="([^"]+)"/.exec(page.body)![1]!;
-        const res = await client.post(`/lawyers/${lawyerId}/book`, { date: '2026-11-25', start_time: `${hour}:00:00`, end_time: `${String(Number(hour) + 1).padStart(2, '0')}:00:00`, nonce });
+        const res = await client.post(`/lawyers/${lawyerId}/book`, { slot: `2026-11-25|${hour}:00:00|${String(Number(hour) + 1).padStart(2, '0')}:00:00`, nonce });
         statuses.push(res.statusCode);
       }
       assert.deepEqual(statuses, [303, 303, 429]);

@@ -140,7 +140,14 @@ export class DirectoryService {
       this.deps.cache.charge(entry, 2 * (profile.bio?.length ?? 0) + 2 * ROW_BYTES);
     }
     const [next = null] = await this.nextAvailableFor([row], [entry], this.deps.clock.now().getTime());
-    if (options.fenced === false) return { ...profile, next_available: next, bio: row.bio };
+    if (options.fenced === false) {
+      // Handed out again while unchanged, like the fenced answer (the site caches its page by it).
+      if (entry.lastPlainProfile?.next_available !== next) {
+        if (entry.lastPlainProfile === undefined) this.deps.cache.charge(entry, (row.bio?.length ?? 0) + SUMMARY_ANSWER_BYTES);
+        entry.lastPlainProfile = { ...profile, next_available: next, bio: row.bio };
+      }
+      return entry.lastPlainProfile;
+    }
     if (entry.lastProfile?.next_available !== next) {
       if (entry.lastProfile === undefined) this.deps.cache.charge(entry, (profile.bio?.length ?? 0) + SUMMARY_ANSWER_BYTES);
       entry.lastProfile = { ...profile, next_available: next };

@@ -164,6 +164,8 @@ export interface LawyerEntry extends Weighed {
   profile?: Omit<LawyerProfile, 'next_available'>;
   /** The last profile answer, handed out again (the same object) while next_available is unchanged. */
   lastProfile?: LawyerProfile;
+  /** The same, unfenced, for the site (people read the bio as escaped text). */
+  lastPlainProfile?: LawyerProfile;
   next?: Timed<string | null>;
   reviews: Map<number, ReviewsResponse>;
   /** Keyed `start|end`. */

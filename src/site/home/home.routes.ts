@@ -1,11 +1,12 @@
 /** GET /: the search form and its results, through the same DirectoryService as the API. */
 import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
-import { SearchQuerySchema, type SearchQuery } from '../../contract/directory.ts';
+import { SearchQuerySchema, type SearchQuery, type SearchResponse } from '../../contract/directory.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
-import { LANGUAGES } from '../../domain/directory/languages.ts';
+import { languageByCode } from '../../domain/directory/languages.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { PracticeAreaNode } from '../../domain/directory/reference.service.ts';
+import type { PracticeAreaNode, ReferenceData } from '../../domain/directory/reference.service.ts';
+import type { Locale } from '../../i18n/index.ts';
 import { createAjv, toFieldErrors } from '../../domain/validation.ts';
 import { HomePage, type SearchFormValues } from './home.page.tsx';
 
@@ -17,6 +18,38 @@ const SEARCH_FIELDS = ['city', 'practice_area', 'language', 'min_fee_eur', 'max_
 /** The practice-area tree as select options, children indented under their parent. */
 function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number): Array<{ value: string; label: string }> {
   return nodes.flatMap((n) => [{ value: n.slug, label: `${'— '.repeat(depth)}${n.name}` }, ...flattenAreas(n.children, depth + 1)]);
+}
+
+type Option = { value: string; label: string };
+type Lists = { cities: Option[]; areas: Option[]; languages: Option[] };
+const listCache = new WeakMap<ReferenceData, Map<Locale, Lists>>();
+
+/** The form's select options for a directory version and language (sorted once, then reused). */
+function lists(ref: ReferenceData, locale: Locale): Lists {
+  let byLocale = listCache.get(ref);
+  if (!byLocale) listCache.set(ref, (byLocale = new Map()));
+  let out = byLocale.get(locale);
+  if (!out) {
+    const collator = new Intl.Collator(locale);
+    const byName = (a: Option, b: Option) => collator.compare(a.label, b.label);
+    out = {
+      cities: ref.cities.filter((c) => c.lawyer_count > 0).map((c) => ({ value: c.slug, label: c.name })).sort(byName),
+      areas: flattenAreas(ref.practiceAreaTree, 0),
+      languages: COMMON_LANGUAGES.map((code) => languageByCode(code))
+        .filter((l) => l !== undefined)
+        .map((l) => ({ value: l.code, label: locale === 'es' ? l.es : l.name }))
+        .sort(byName),
+    };
+    byLocale.set(locale, out);
+  }
+  return out;
+}
+
+/** The results part of the page, with links to the previous and next pages of the same search. */
+function resultsOf(r: SearchResponse, query: Record<string, unknown>) {
+  const params = Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit' && k !== 'page').map(([k, v]) => [k, String(v)]));
+  const link = (page: number) => `/?${new URLSearchParams({ ...params, page: String(page) })}`;
+  return { total: r.total, page: r.page, hasMore: r.has_more, lawyers: r.lawyers, prev: r.page > 1 ? link(r.page - 1) : null, next: r.has_more ? link(r.page + 1) : null };
 }
 
 export function homeArea(directory: DirectoryService) {
@@ -33,15 +66,13 @@ export function homeArea(directory: DirectoryService) {
       }
       const searched = SEARCH_FIELDS.some((f) => f in query);
       const errors: Record<string, string> = {};
-      let results = null;
+      let answer: SearchResponse | null = null;
       if (searched) {
         if (!validate(query)) {
           for (const e of toFieldErrors(validate.errors ?? [], '')) errors[e.pointer.slice(1)] = ctx.t.home.invalidField;
         } else {
           try {
-            const r = await directory.search(query as SearchQuery);
-            const link = (page: number) => `/?${new URLSearchParams({ ...(Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit')) as Record<string, string>), page: String(page) })}`;
-            results = { total: r.total, page: r.page, hasMore: r.has_more, lawyers: r.lawyers, prev: r.page > 1 ? link(r.page - 1) : null, next: r.has_more ? link(r.page + 1) : null };
+            answer = await directory.search(query as SearchQuery);
           } catch (err) {
             if (!(err instanceof DomainError) || err.code !== 'invalid_request') throw err;
             for (const e of err.errors ?? []) errors[e.pointer.split('/').pop() ?? ''] = ctx.t.home.invalidField;
@@ -49,15 +80,10 @@ export function homeArea(directory: DirectoryService) {
         }
       }
       const ref = await directory.reference();
-      const byName = (a: { label: string }, b: { label: string }) => a.label.localeCompare(b.label, ctx.locale);
-      const cities = ref.cities.filter((c) => c.lawyer_count > 0).map((c) => ({ value: c.slug, label: c.name })).sort(byName);
-      const areas = flattenAreas(ref.practiceAreaTree, 0);
-      const languages = COMMON_LANGUAGES.map((code) => LANGUAGES.find((l) => l.code === code))
-        .filter((l) => l !== undefined)
-        .map((l) => ({ value: l.code, label: ctx.locale === 'es' ? l.es : l.name }))
-        .sort(byName);
       const values = query as SearchFormValues;
-      return reply.page(h(HomePage, { ctx, values, errors, cities, areas, languages, results }), Object.keys(errors).length > 0 ? 400 : 200);
+      const results = answer ? resultsOf(answer, query) : null;
+      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results }), 400);
+      return reply.cachedPage(answer ?? ref, (c) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results }));
     });
   };
 }

@@ -41,28 +41,29 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
       ) : null}
       <p>{t.book.howItWorks}</p>
       {byDate.size === 0 ? <p>{t.book.none}</p> : null}
-      <ul class="days">
-        {[...byDate].map(([date, slots]) => (
-          <li class="day">
-            <h2 class="h3">{formatDay(date, ctx.locale)}</h2>
-            <ul class="times">
-              {slots.map((s) => (
-                <li>
-                  <PostForm ctx={ctx} action={`/lawyers/${a.lawyer_id}/book`} once>
-                    <input type="hidden" name="date" value={s.date} />
-                    <input type="hidden" name="start_time" value={s.start_time} />
-                    <input type="hidden" name="end_time" value={s.end_time} />
-                    <input type="hidden" name="nonce" value={nonce} />
-                    <button type="submit" class="secondary" aria-label={t.book.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time))}>
-                      {formatTime(s.start_time)}
-                    </button>
-                  </PostForm>
-                </li>
-              ))}
-            </ul>
-          </li>
-        ))}
-      </ul>
+      {byDate.size > 0 ? (
+        // One form: each time is a submit button carrying its slot, so one tap holds it, and the
+        // page carries one CSRF token and one nonce however many times it lists.
+        <PostForm ctx={ctx} action={`/lawyers/${a.lawyer_id}/book`} once>
+          <input type="hidden" name="nonce" value={nonce} />
+          <ul class="days">
+            {[...byDate].map(([date, slots]) => (
+              <li class="day">
+                <h2>{formatDay(date, ctx.locale)}</h2>
+                <ul class="times">
+                  {slots.map((s) => (
+                    <li>
+                      <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time))}>
+                        {formatTime(s.start_time)}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        </PostForm>
+      ) : null}
       <nav class="pager" aria-label={t.book.weeks}>
         {prev ? <a href={prev}>{t.book.earlier}</a> : <span />}
         {next ? <a href={next}>{t.book.later}</a> : <span />}

@@ -36,40 +36,49 @@ export function lawyerArea({ directory, booking, access }: LawyerAreaDeps) {
   return async (site: FastifyInstance) => {
     site.get<{ Params: { id: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
       const lawyer = await orNotFound(request.params.id, () => directory.getProfile(request.params.id, { fenced: false }));
-      return reply.page(h(ProfilePage, { ctx: request.site, lawyer }));
+      return reply.cachedPage(lawyer, (ctx) => h(ProfilePage, { ctx, lawyer }));
     });
 
-    const showTimes = async (id: string, startDate: string | undefined, ctx: SiteContext, notice: 'taken' | null) => {
+    /** The lawyer's free times from `startDate` (default today), and the page that shows them. */
+    const times = async (id: string, startDate: string | undefined) => {
       const availability = await orNotFound(id, () => directory.getAvailability(id, startDate ? { start_date: startDate } : {}));
       const link = (date: string) => `/lawyers/${availability.lawyer_id}/book?start_date=${date}`;
-      const today = (await directory.getAvailability(id, {})).start_date;
+      const today = startDate ? (await directory.getAvailability(id, {})).start_date : availability.start_date;
       const prevStart = addDays(availability.start_date, -WINDOW_DAYS);
-      return h(BookPage, {
-        ctx,
-        availability,
-        nonce: randomBytes(12).toString('base64url'),
-        notice,
-        prev: availability.start_date > today ? link(prevStart < today ? today : prevStart) : null,
-        next: link(addDays(availability.start_date, WINDOW_DAYS)),
-      });
+      const page = (ctx: SiteContext, nonce: string, notice: 'taken' | null) =>
+        h(BookPage, {
+          ctx,
+          availability,
+          nonce,
+          notice,
+          prev: availability.start_date > today ? link(prevStart < today ? today : prevStart) : null,
+          next: link(addDays(availability.start_date, WINDOW_DAYS)),
+        });
+      return { availability, page };
     };
 
     site.get<{ Params: { id: string }; Querystring: { start_date?: string } }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
       const start = request.query.start_date;
       // A malformed or past start date shows the coming two weeks instead of an error.
       const startDate = typeof start === 'string' && DATE.test(start) ? start : undefined;
+      let shown;
       try {
-        return reply.page(await showTimes(request.params.id, startDate, request.site, null));
+        shown = await times(request.params.id, startDate);
       } catch (err) {
-        if (startDate && err instanceof DomainError && err.code === 'invalid_request') return reply.page(await showTimes(request.params.id, undefined, request.site, null));
-        throw err;
+        if (!(startDate && err instanceof DomainError && err.code === 'invalid_request')) throw err;
+        shown = await times(request.params.id, undefined);
       }
+      const { availability, page } = shown;
+      // Each rendering gets its own nonce (the hold's Idempotency-Key) and CSRF token.
+      return reply.cachedPage(availability, (ctx, once) => page(ctx, once, null));
     });
 
     site.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
       const id = request.params.id;
       const body = request.body ?? {};
-      const [date, start, end, nonce] = [body.date, body.start_time, body.end_time, body.nonce];
+      // The chosen time's button sends `slot` = `date|start|end`.
+      const [date, start, end] = typeof body.slot === 'string' ? body.slot.split('|', 3) : [];
+      const nonce = body.nonce;
       if (!UUID.test(id) || typeof date !== 'string' || !DATE.test(date) || typeof start !== 'string' || !TIME.test(start) || typeof end !== 'string' || !TIME.test(end)) {
         throw new DomainError('invalid_request', 'malformed booking form');
       }
@@ -82,7 +91,8 @@ export function lawyerArea({ directory, booking, access }: LawyerAreaDeps) {
         return reply.code(303).redirect(url.pathname);
       }
       // Taken meanwhile (or no longer bookable): the same page, fresh, saying so.
-      return reply.page(await showTimes(id, date, request.site, 'taken'), 409);
+      const { page } = await times(id, date);
+      return reply.page(page(request.site, randomBytes(12).toString('base64url'), 'taken'), 409);
     });
   };
 }

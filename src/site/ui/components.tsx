@@ -106,7 +106,12 @@ export function Notice({ kind, children, role }: { kind?: 'ok' | 'warn' | 'bad';
   );
 }
 
-/** Euros from cents, in the page's language (`60,00 €` / `€60.00`). */
+const money = {
+  es: new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'EUR' }),
+  en: new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' }),
+};
+
+/** Euros from cents, in the page's language (`60,00 €` / `€60.00`); one formatter per language. */
 export function euros(cents: number, locale: string): string {
-  return (cents / 100).toLocaleString(locale === 'es' ? 'es-ES' : 'en-IE', { style: 'currency', currency: 'EUR' });
+  return (locale === 'es' ? money.es : money.en).format(cents / 100);
 }
