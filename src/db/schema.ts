@@ -366,6 +366,39 @@ export interface SessionTable {
 
 // -- payments (0010-payments) --
 
+export interface PaymentAttemptTable {
+  id: string;
+  booking_intent_id: string;
+  /** The signed-in person paying; they become the consultation's owner. */
+  user_id: string;
+  /** `demo` or `stripe`. */
+  provider: string;
+  /** `open` → `authorized` → `captured` | `voided`; or `failed` | `expired` | `canceled`. */
+  status: string;
+  amount_cents: number;
+  /** ISO 4217, upper case (`EUR`). */
+  currency: string;
+  /** The hosted checkout (Stripe Checkout Session id); null for the demo provider. */
+  checkout_ref: string | null;
+  checkout_url: string | null;
+  /** The authorization (Stripe PaymentIntent id, or the demo's authorization id). */
+  payment_ref: string | null;
+  /** Why the card was declined (`card_declined`, `insufficient_funds`, …) or the attempt was given up. */
+  failure_code: string | null;
+  created_at: string;
+  updated_at: string;
+  authorized_at: string | null;
+  captured_at: string | null;
+  voided_at: string | null;
+}
+
+export interface PaymentEventTable {
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: string;
+}
+
 // -- mail outbox (0011-mail) --
 
 export interface DB {
@@ -402,5 +435,7 @@ export interface DB {
   sign_in_challenges: SignInChallengeTable;
   sessions: SessionTable;
   // -- payments (0010-payments) --
+  payment_attempts: PaymentAttemptTable;
+  payment_events: PaymentEventTable;
   // -- mail outbox (0011-mail) --
 }
