@@ -29,6 +29,9 @@ export function startJobs({ app, database, clock, config }: { app: App; database
     try {
       const n = await app.services.booking.expireDue();
       if (n > 0) app.fastify.log.info({ expired: n }, 'booking intents expired');
+      // Payments of lapsed holds are voided or their checkouts closed; interrupted ones are finished.
+      const settled = await app.services.payments.sweep();
+      if (settled > 0) app.fastify.log.info({ settled }, 'payment attempts swept');
     } catch (err) {
       app.fastify.log.error({ err }, 'booking intent expiry sweep failed');
     } finally {
