@@ -36,6 +36,8 @@ import { docsArea } from './site/docs/docs.routes.ts';
 import { homeArea } from './site/home/home.routes.ts';
 import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
+import { confirmArea } from './site/booking/confirm.routes.ts';
+import { ConsultationsService } from './domain/booking/consultations.service.ts';
 import { notFoundPage, sitePlugin, type SessionLookup } from './site/plugin.ts';
 import { opsRoutes } from './site/ops.routes.ts';
 
@@ -280,11 +282,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   await fastify.register(opsRoutes, { config, database });
+  const consultations = new ConsultationsService({ database, clock });
   const sessions: SessionLookup = { authenticate: async () => null, setLocale: async () => {} };
   await fastify.register(sitePlugin, {
     config,
     sessions,
-    areas: [homeArea(directory), lawyerArea({ directory, booking, access }), docsArea(config), testModeArea],
+    areas: [
+      homeArea(directory),
+      lawyerArea({ directory, booking, access }),
+      docsArea(config),
+      testModeArea,
+      confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
+    ],
   });
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',

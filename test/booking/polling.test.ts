@@ -350,22 +350,27 @@ for (const target of databaseTargets()) {
         assert.equal(res.statusCode, 201);
         const { booking_intent_id: id, confirmation_url: url, expires_at: expiresAt } = res.json() as Record<string, string>;
         const page = async () => {
-          const res = await ctx.app.fastify.inject({ url: new URL(url!).pathname });
-          return { statusCode: res.statusCode, headers: res.headers, state: /<strong>([^<]*)<\/strong>/.exec(res.body)?.[1] ?? res.body };
+          const res = await ctx.app.fastify.inject({ url: new URL(url!).pathname, headers: { 'accept-language': 'en' } });
+          return { statusCode: res.statusCode, headers: res.headers, body: res.body };
         };
 
-        ctx.clock.set(start + TTL_MS - 1);
+        // Payable while more than 90 s are left: the countdown runs to the API's expires_at.
+        ctx.clock.set(start + TTL_MS - 91_000);
         const held = await page();
         assert.equal(held.statusCode, 200);
         assert.equal(held.headers['x-robots-tag'], 'noindex');
-        assert.match(held.state, new RegExp(`held for you until ${expiresAt!.replaceAll('.', '\\.')}`));
+        assert.match(held.body, new RegExp(`data-deadline="${expiresAt!.replaceAll('.', '\\.')}"`));
+        assert.match(held.body, /Sign in to confirm/);
+        // Still held, but too little time is left to start a payment.
+        ctx.clock.set(start + TTL_MS - 1);
+        assert.match((await page()).body, /Less than 90 seconds of the hold are left/);
         assert.equal((await poll(ctx, id!, key.token)).json().status, 'pending');
 
         ctx.clock.set(start + TTL_MS);
         assert.equal((await poll(ctx, id!, key.token)).json().status, 'expired');
         const expired = await page();
         assert.equal(expired.statusCode, 200);
-        assert.match(expired.state, /This hold has expired/, 'the API reads expired at expires_at; the page must agree');
+        assert.match(expired.body, /This hold has expired/, 'the API reads expired at expires_at; the page must agree');
       });
 
       it('rejects an unknown token with not_found', async () => {

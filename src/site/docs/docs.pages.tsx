@@ -56,7 +56,7 @@ export function ErrorCodePage({ ctx, code, siteUrl }: { ctx: SiteContext; code: 
       <h2>{t.docs.todo}</h2>
       <p>{info.resolution}</p>
       <h2>{t.docs.example}</h2>
-      <pre>{example}</pre>
+      <pre tabIndex={0}>{example}</pre>
       <p>
         <a href="/docs/errors">{t.docs.allCodes}</a>
       </p>

@@ -1,0 +1,57 @@
+/** Consultations (confirmed bookings) as their owner sees them, with the lawyer's name and zone. */
+import type { Executor } from './types.ts';
+
+export interface ConsultationRow {
+  id: string;
+  booking_intent_id: string;
+  user_id: string;
+  lawyer_id: string;
+  lawyer_name: string;
+  lawyer_timezone: string;
+  city_slug: string;
+  consultation_fee_cents: number;
+  platform_commission_percent: number;
+  slot_date: string;
+  start_time: string;
+  end_time: string;
+  created_at: string;
+  confirmation_token: string;
+}
+
+function base(db: Executor) {
+  return db
+    .selectFrom('consultations as c')
+    .innerJoin('lawyers as l', 'l.id', 'c.lawyer_id')
+    .innerJoin('booking_intents as i', 'i.id', 'c.booking_intent_id')
+    .select([
+      'c.id',
+      'c.booking_intent_id',
+      'c.user_id',
+      'c.lawyer_id',
+      'l.name as lawyer_name',
+      'l.timezone as lawyer_timezone',
+      'l.city_slug',
+      'l.consultation_fee_cents',
+      'l.platform_commission_percent',
+      'c.slot_date',
+      'c.start_time',
+      'c.end_time',
+      'c.created_at',
+      'i.confirmation_token',
+    ]);
+}
+
+/** A user's consultations, soonest first. */
+export function listConsultationsOfUser(db: Executor, userId: string): Promise<ConsultationRow[]> {
+  return base(db).where('c.user_id', '=', userId).orderBy('c.slot_date').orderBy('c.start_time').limit(500).execute();
+}
+
+/** One consultation, only if it belongs to the user. */
+export function findConsultationOfUser(db: Executor, userId: string, id: string): Promise<ConsultationRow | undefined> {
+  return base(db).where('c.user_id', '=', userId).where('c.id', '=', id).executeTakeFirst();
+}
+
+/** The consultation a booking intent became, only if it belongs to the user. */
+export function findConsultationOfUserByIntent(db: Executor, userId: string, intentId: string): Promise<ConsultationRow | undefined> {
+  return base(db).where('c.user_id', '=', userId).where('c.booking_intent_id', '=', intentId).executeTakeFirst();
+}

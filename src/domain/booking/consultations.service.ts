@@ -1,0 +1,72 @@
+/**
+ * A person's consultations (confirmed bookings). Every read is scoped to the user: another
+ * person's consultation id reads as not found, never as forbidden (no existence leak).
+ */
+import type { Clock } from '../../clock.ts';
+import type { Database } from '../../db/database.ts';
+import {
+  findConsultationOfUser,
+  findConsultationOfUserByIntent,
+  listConsultationsOfUser,
+  type ConsultationRow,
+} from '../../db/repositories/consultation.repository.ts';
+import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import { quote, type Quote } from './quote.ts';
+
+export interface Consultation {
+  id: string;
+  bookingIntentId: string;
+  lawyer: { id: string; name: string; timezone: string; citySlug: string };
+  date: string;
+  startTime: string;
+  endTime: string;
+  /** UTC instants of the start and end (the times are the lawyer's wall-clock times). */
+  startsAt: string;
+  endsAt: string;
+  quote: Quote;
+  confirmationToken: string;
+  createdAt: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function view(row: ConsultationRow): Consultation {
+  const at = (time: string) => new Date(zonedToUtcMs(row.slot_date, time, row.lawyer_timezone) ?? Date.parse(`${row.slot_date}T${time}Z`)).toISOString();
+  return {
+    id: row.id,
+    bookingIntentId: row.booking_intent_id,
+    lawyer: { id: row.lawyer_id, name: row.lawyer_name, timezone: row.lawyer_timezone, citySlug: row.city_slug },
+    date: row.slot_date,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    startsAt: at(row.start_time),
+    endsAt: at(row.end_time),
+    quote: quote(row),
+    confirmationToken: row.confirmation_token,
+    createdAt: row.created_at,
+  };
+}
+
+export class ConsultationsService {
+  constructor(private readonly deps: { database: Database; clock: Clock }) {}
+
+  /** Upcoming (not yet ended) soonest first, and past most recent first. */
+  async listForUser(userId: string): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
+    const all = (await listConsultationsOfUser(this.deps.database.db, userId)).map(view);
+    const now = this.deps.clock.now().toISOString();
+    return { upcoming: all.filter((c) => c.endsAt > now), past: all.filter((c) => c.endsAt <= now).reverse() };
+  }
+
+  /** One of the user's consultations; null for anyone else's or an unknown id. */
+  async getForUser(userId: string, id: string): Promise<Consultation | null> {
+    if (!UUID.test(id)) return null;
+    const row = await findConsultationOfUser(this.deps.database.db, userId, id.toLowerCase());
+    return row ? view(row) : null;
+  }
+
+  /** The consultation an intent became, if it is the user's. */
+  async findForIntent(userId: string, intentId: string): Promise<Consultation | null> {
+    const row = await findConsultationOfUserByIntent(this.deps.database.db, userId, intentId);
+    return row ? view(row) : null;
+  }
+}

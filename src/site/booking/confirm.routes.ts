@@ -1,0 +1,104 @@
+/**
+ * `confirmation_url` (/confirm/{token}), the payment step (/confirm/{token}/pay) and the test-mode
+ * page. Thin: the PaymentsService decides what can be paid (the 90-second rule, one attempt at a
+ * time, the race with expiry); these routes turn its answers into pages and redirects.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { h } from 'preact';
+import type { ConsultationsService } from '../../domain/booking/consultations.service.ts';
+import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { CheckoutDetails, PaymentsService } from '../../domain/payments/payments.service.ts';
+import type { SiteContext } from '../context.ts';
+import { ConfirmPage, PayPage, type CardError, type ConfirmState, type HoldSummary } from './confirm.page.tsx';
+
+const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
+
+export interface ConfirmAreaDeps {
+  payments: PaymentsService;
+  directory: DirectoryService;
+  consultations: ConsultationsService;
+  siteUrl: string;
+}
+
+export function confirmArea({ payments, directory, consultations, siteUrl }: ConfirmAreaDeps) {
+  /** The checkout view of a token, or the 404 page for a malformed or unknown one. */
+  const load = async (token: string, ctx: SiteContext): Promise<{ view: CheckoutDetails; hold: HoldSummary }> => {
+    if (!TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
+    const found = await payments.checkout(token, ctx.user?.id ?? null);
+    if (found.state === 'not_found') throw new DomainError('not_found', 'unknown confirmation link');
+    const view: CheckoutDetails = found;
+    const ref = await directory.reference();
+    const { intent, lawyer } = view;
+    return {
+      view,
+      hold: {
+        token,
+        lawyer: { id: lawyer.id, name: lawyer.name, city: ref.cityBySlug.get(lawyer.city_slug)?.name ?? lawyer.city_slug, timezone: lawyer.timezone },
+        date: intent.slot_date,
+        startTime: intent.start_time,
+        endTime: intent.end_time,
+        startsAtIso: view.startsAt,
+        expiresAtIso: intent.expires_at,
+        quote: view.quote,
+        secondsLeft: view.secondsLeft,
+      },
+    };
+  };
+
+  // Capability links: never indexed, never leaked onwards in a Referer.
+  const capability = (reply: FastifyReply) => reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
+
+  return async (site: FastifyInstance) => {
+    site.get<{ Params: { token: string }; Querystring: { paid?: string; voided?: string } }>('/confirm/:token', { schema: { hide: true } }, async (request, reply) => {
+      capability(reply);
+      const ctx = request.site;
+      const { view, hold } = await load(request.params.token, ctx);
+      const state = view.state as ConfirmState;
+      const consultation = state === 'confirmed' && ctx.user ? await consultations.findForIntent(ctx.user.id, view.intent.id) : null;
+      const flash = request.query.voided !== undefined ? 'voided' : null;
+      return reply.page(h(ConfirmPage, { ctx, hold, state, consultationId: consultation?.id ?? null, flash }));
+    });
+
+    site.get<{ Params: { token: string }; Querystring: { error?: string } }>('/confirm/:token/pay', { schema: { hide: true } }, async (request, reply) => {
+      capability(reply);
+      const ctx = request.site;
+      const token = request.params.token;
+      if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}/pay`)}`);
+      const { view, hold } = await load(token, ctx);
+      // Only a hold that can still be paid shows the card form; anything else is the status page.
+      if (view.state !== 'payable') return reply.code(303).redirect(`/confirm/${token}`);
+      return reply.page(h(PayPage, { ctx, hold, provider: view.provider }));
+    });
+
+    site.post<{ Params: { token: string }; Body: Record<string, unknown> }>('/confirm/:token/pay', { schema: { hide: true } }, async (request, reply) => {
+      capability(reply);
+      const ctx = request.site;
+      const token = request.params.token;
+      if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}/pay`)}`);
+      if (!TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
+      const body = request.body ?? {};
+      const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
+      const outcome =
+        payments.provider === 'stripe'
+          ? await payments.startHostedCheckout(token, { id: ctx.user.id, email: ctx.user.email }, { successUrl: `${siteUrl}/confirm/${token}?paid=1`, cancelUrl: `${siteUrl}/confirm/${token}/pay` })
+          : await payments.payWithCard(token, ctx.user.id, { number: text(body.number), expiry: text(body.expiry), cvc: text(body.cvc), name: text(body.name) });
+      switch (outcome.kind) {
+        case 'redirect':
+          // Stripe's hosted Checkout (its origin is in the CSP's form-action).
+          return reply.code(303).redirect(outcome.url);
+        case 'declined': {
+          const { hold } = await load(token, ctx);
+          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { expiry: text(body.expiry), name: text(body.name) } }), 422);
+        }
+        case 'expired_voided':
+          return reply.code(303).redirect(`/confirm/${token}?voided=1`);
+        case 'not_found':
+          throw new DomainError('not_found', 'unknown confirmation link');
+        default:
+          // confirmed, already_confirmed, too_late, expired, in_progress: the status page says which.
+          return reply.code(303).redirect(`/confirm/${token}`);
+      }
+    });
+  };
+}
