@@ -94,6 +94,7 @@ export const en = {
     lawyer: 'Lawyer',
     when: 'When',
     lawyerTime: (zone: string) => `lawyer's time, ${zone}`,
+    yourTime: 'Your time: ',
     heldFor: 'Held for you',
     minutes: (m: number) => (m === 1 ? '1 minute' : `${m} minutes`),
     until: (time: string) => `until ${time}`,

@@ -92,6 +92,7 @@ export const es: Messages = {
     lawyer: 'Abogado',
     when: 'Cuándo',
     lawyerTime: (zone: string) => `hora del abogado, ${zone}`,
+    yourTime: 'Tu hora: ',
     heldFor: 'Reservada para ti',
     minutes: (m: number) => (m === 1 ? '1 minuto' : `${m} minutos`),
     until: (time: string) => `hasta ${time}`,

@@ -9,7 +9,7 @@
     if (isNaN(when.getTime())) return;
     var out = el.parentElement && el.parentElement.querySelector('[data-local-out]');
     if (!out) return;
-    out.textContent = new Intl.DateTimeFormat(lang, { weekday: 'long', day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(when);
+    out.textContent = (out.getAttribute('data-prefix') || '') + new Intl.DateTimeFormat(lang, { weekday: 'long', day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(when);
     out.hidden = false;
   });
   document.querySelectorAll('[data-countdown]').forEach(function (el) {

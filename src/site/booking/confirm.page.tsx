@@ -39,7 +39,7 @@ export function HoldFacts({ ctx, hold, showTimeLeft }: { ctx: SiteContext; hold:
           <span class="meta"> ({t.confirm.lawyerTime(hold.lawyer.timezone)})</span>
           <br />
           <time data-local datetime={hold.startsAtIso}>
-            <span class="meta" data-local-out hidden></span>
+            <span class="meta" data-local-out data-prefix={t.confirm.yourTime} hidden></span>
           </time>
         </dd>
         {showTimeLeft ? (
