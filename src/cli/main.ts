@@ -16,6 +16,7 @@ import { dateInZone } from '../domain/directory/zoned-time.ts';
 import { applyHeapGrowth, startServer, stopOnSignals } from '../server.ts';
 import { runFirmsCommand } from './firms.commands.ts';
 import { runKeysCommand } from './keys.commands.ts';
+import { runMailCommand } from './mail.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
 import { progressReporter } from './progress.ts';
 
@@ -58,6 +59,10 @@ Usage: consulta <command> [options]   (every command accepts --json)
   webhooks deliveries ID [--limit N]
                               manage webhook endpoints (docs/webhooks.md); --as EMAIL
                               acts as a user, like keys and firms
+  mail list [--to EMAIL] [--limit N]
+  mail show ID | mail show --last [--to EMAIL]
+                              read the mail outbox, newest first: where mail
+                              stays when SMTP_URL is unset (docs/mail.md)
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, …`;
 
@@ -134,6 +139,9 @@ export async function run(argv: string[]): Promise<number> {
       url: { type: 'string' },
       events: { type: 'string' },
       limit: { type: 'string' },
+      // mail …
+      to: { type: 'string' },
+      last: { type: 'boolean' },
     },
   });
   const json = flags.json === true;
@@ -193,6 +201,11 @@ export async function run(argv: string[]): Promise<number> {
       return withDatabase(config, async (database) => {
         await migrateToLatest(database);
         return runWebhooksCommand({ config, database, args, flags, json });
+      });
+    case 'mail':
+      return withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        return runMailCommand({ config, database, args, flags, json });
       });
     case 'requests': {
       const [sub, requestId] = args;

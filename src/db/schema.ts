@@ -48,6 +48,8 @@ export interface LawyerTable {
   languages_json: string;
   created_at: string;
   updated_at: string;
+  /** Where consultation notices are emailed (0011); never part of any API answer. */
+  contact_email: string | null;
 }
 
 export interface LawyerPracticeAreaTable {
@@ -401,6 +403,32 @@ export interface PaymentEventTable {
 
 // -- mail outbox (0011-mail) --
 
+export interface MailOutboxTable {
+  id: string;
+  /** Stable machine name: `sign_in`, `consultation_receipt`, `consultation_lawyer_notice`… */
+  kind: string;
+  recipient: string;
+  subject: string;
+  /** Empty once erased (a sensitive mail after delivery). */
+  text: string;
+  html: string | null;
+  /** JSON array of `MailAttachment`s; `[]` once erased. */
+  attachments: string;
+  sensitive: number;
+  /** `queued`, `sent` (an SMTP server accepted it), `local` (no SMTP: kept here) or `failed`. */
+  status: string;
+  /** Send attempts made (through SMTP). */
+  attempts: number;
+  /** When a queued mail is due; null once it is no longer queued. */
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  claim_token: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+  erased_at: string | null;
+}
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -438,4 +466,5 @@ export interface DB {
   payment_attempts: PaymentAttemptTable;
   payment_events: PaymentEventTable;
   // -- mail outbox (0011-mail) --
+  mail_outbox: MailOutboxTable;
 }

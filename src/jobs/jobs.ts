@@ -53,12 +53,30 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   void sweepChanges();
   const purgeIdempotency = () =>
     app.services.idempotency.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'idempotency purge failed'));
+  const purgeMail = () =>
+    app.services.mail.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'mail outbox purge failed'));
   const sweeper = setInterval(() => {
     void sweep();
     void sweepChanges();
     void purgeIdempotency();
+    void purgeMail();
   }, HOUR_MS);
   sweeper.unref();
+
+  // Mail: retries of refused sends, and mail whose sender stopped before delivering it (leased claims).
+  let mailing = false;
+  const sendDueMail = async () => {
+    if (mailing) return;
+    mailing = true;
+    try {
+      const report = await app.services.mail.deliverDue();
+      if (report.sent + report.failed + report.retrying > 0) app.fastify.log.info({ mail: report }, 'mail sweep');
+    } finally {
+      mailing = false;
+    }
+  };
+  const mailer = setInterval(() => void sendDueMail(), config.sweepIntervalMs);
+  mailer.unref();
 
   // Webhooks: fan-out from the outbox and delivery. Safe in several processes (leased claims).
   if (config.webhookAllowInsecureTargets) {
@@ -79,6 +97,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       void webhooks.stop().then(() => webhookMailer.close()).catch(() => {});
       clearInterval(sweeper);
       clearInterval(expirer);
+      clearInterval(mailer);
     },
   };
 }

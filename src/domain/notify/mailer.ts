@@ -9,6 +9,9 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative to `text`. */
+  html?: string;
+  attachments?: ReadonlyArray<{ filename: string; contentType: string; content: string }>;
 }
 
 export interface Mailer {
@@ -25,7 +28,7 @@ export interface Logger {
 }
 
 /** Subjects are single header lines: whatever user text ends up in them cannot add headers. */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\r\n\t\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
 }
@@ -44,7 +47,16 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    await this.transport.sendMail({ from: this.from, to: message.to, subject: oneLine(message.subject), text: message.text });
+    await this.transport.sendMail({
+      from: this.from,
+      to: message.to,
+      subject: oneLine(message.subject),
+      text: message.text,
+      ...(message.html !== undefined ? { html: message.html } : {}),
+      ...(message.attachments?.length
+        ? { attachments: message.attachments.map((a) => ({ filename: oneLine(a.filename), contentType: oneLine(a.contentType), content: a.content })) }
+        : {}),
+    });
   }
 
   async close(): Promise<void> {
@@ -57,7 +69,8 @@ export class LogMailer implements Mailer {
   constructor(private readonly logger: Logger) {}
 
   async send(message: MailMessage): Promise<void> {
-    this.logger.info({ mail: { to: message.to, subject: oneLine(message.subject), text: message.text } }, 'email not sent (SMTP_URL is unset)');
+    const attachments = message.attachments?.map((a) => a.filename);
+    this.logger.info({ mail: { to: message.to, subject: oneLine(message.subject), text: message.text, ...(attachments?.length ? { attachments } : {}) } }, 'email not sent (SMTP_URL is unset)');
   }
 
   async close(): Promise<void> {}
