@@ -17,6 +17,8 @@ import { createRateLimitStore, type RateLimitStore } from './domain/access/rate-
 import { RequestLog } from './domain/access/request-log.ts';
 import { UsageService } from './domain/access/usage.service.ts';
 import { BookingService } from './domain/booking/booking.service.ts';
+import { SmtpMailer } from './domain/notify/mailer.ts';
+import { MailOutbox } from './domain/notify/mail-outbox.ts';
 import { IdempotencyService } from './domain/booking/idempotency.ts';
 import { PaymentsService } from './domain/payments/payments.service.ts';
 import { createPaymentProvider } from './payments/index.ts';
@@ -67,6 +69,8 @@ export interface App {
     booking: BookingService;
     idempotency: IdempotencyService;
     payments: PaymentsService;
+    /** The mail outbox: every email goes through it (enqueue in a transaction, deliver after commit). */
+    mail: MailOutbox;
   };
 }
 
@@ -263,7 +267,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const directoryCache = new DirectoryCache(database, { refreshIntervalMs: config.directoryRefreshMs, clock, budgetMb: config.directoryCacheMb });
   const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
-  const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency });
+  // SMTP when SMTP_URL is set; otherwise mail stays in the local outbox (and the log).
+  const mail = new MailOutbox({ database, clock, mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : null, logger: fastify.log });
+  fastify.addHook('onClose', async () => {
+    await mail.close();
+  });
+  const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail });
   const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log });
 
   await fastify.register(
@@ -304,5 +313,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Stripe's signed events; the demo provider has none.
   if (config.paymentProvider === 'stripe') await fastify.register(stripeWebhookRoutes, { payments, siteUrl: config.siteUrl });
 
-  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency, payments } };
+  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency, payments, mail } };
 }

@@ -197,7 +197,44 @@ export const en = {
     allCodes: 'All error codes',
   },
   /** Emails (sign-in codes, receipts, notices to lawyers). */
-  mail: {},
+  mail: {
+    /** The receipt to the person who confirmed and paid. */
+    receipt: {
+      subject: (lawyer: string, when: string) => `Booked: your consultation with ${lawyer}, ${when}`,
+      intro: 'Your consultation is confirmed and paid. Here are the details.',
+      lawyer: 'Lawyer',
+      when: 'When',
+      whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (lawyer's time: ${zone})`,
+      paid: 'You paid',
+      toLawyer: 'For the lawyer',
+      platformShare: (percent: number) => `Consulta's share (${percent} %)`,
+      priceNote: 'This is the total: nothing was added at payment. Consulta\'s share is taken from the lawyer\'s fee.',
+      booking: 'Your booking',
+      calendar: (file: string) => `A calendar invitation is attached: open ${file} to add the consultation to your calendar.`,
+      reference: 'Reference',
+      signature: 'Consulta',
+    },
+    /** The notice to the lawyer (at their contact email). */
+    lawyerNotice: {
+      subject: (when: string) => `New consultation booked: ${when}`,
+      intro: 'A consultation with you has been booked and paid through Consulta.',
+      when: 'When',
+      whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (your time: ${zone})`,
+      client: 'Client',
+      clientNote: 'Write to the client at this address to arrange how the consultation will take place.',
+      fee: 'Consultation fee (paid)',
+      platformShare: (percent: number) => `Consulta's share (${percent} %)`,
+      payout: 'Your payout',
+      reference: 'Reference',
+      signature: 'Consulta',
+    },
+    /** The .ics invitation attached to the receipt. */
+    invitation: {
+      filename: 'consultation.ics',
+      summary: (lawyer: string) => `Consultation with ${lawyer}`,
+      description: (lawyer: string, link: string) => `Immigration law consultation with ${lawyer}, booked on Consulta.\nYour booking: ${link}`,
+    },
+  },
 };
 
 export type Messages = typeof en;

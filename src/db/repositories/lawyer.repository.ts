@@ -296,3 +296,20 @@ export async function existingLawyerIds(db: Executor, ids: string[]): Promise<Se
   }
   return found;
 }
+
+export type LawyerMailRow = Pick<LawyerTable, 'id' | 'name' | 'timezone' | 'consultation_fee_cents' | 'platform_commission_percent' | 'contact_email'> & {
+  city_name: string | null;
+};
+
+/**
+ * What the consultation emails need of a lawyer, listed or not (a hold made before an unlisting
+ * still confirms), contact email included: for mail only, never for an API answer.
+ */
+export function findLawyerForMail(db: Executor, id: string): Promise<LawyerMailRow | undefined> {
+  return db
+    .selectFrom('lawyers')
+    .leftJoin('cities', 'cities.slug', 'lawyers.city_slug')
+    .select(['lawyers.id', 'lawyers.name', 'lawyers.timezone', 'lawyers.consultation_fee_cents', 'lawyers.platform_commission_percent', 'lawyers.contact_email', 'cities.name as city_name'])
+    .where('lawyers.id', '=', id)
+    .executeTakeFirst();
+}

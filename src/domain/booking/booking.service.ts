@@ -30,8 +30,9 @@ import {
   releaseHolds,
   tryInsertHold,
 } from '../../db/repositories/booking.repository.ts';
+import { findUserById } from '../../db/repositories/account.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
-import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
+import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { listDateExceptions, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
 import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
@@ -42,6 +43,8 @@ import type { DirectoryCache } from '../directory/reference.service.ts';
 import { isBookable, slotsOnDate, type DateException, type GeneratedSlot } from '../directory/slots.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError, notFound } from '../errors.ts';
+import type { MailQueue } from '../notify/outbox.ts';
+import { consultationMails } from './consultation-mail.ts';
 import { fingerprint, type IdempotencyService, type StoredOutcome } from './idempotency.ts';
 
 export const SLOT_UNAVAILABLE_BODY = JSON.stringify({
@@ -64,6 +67,8 @@ export interface BookingServiceDeps {
   config: Pick<Config, 'siteUrl' | 'baseUrl' | 'minLeadTimeMinutes' | 'bookingIntentTtlSeconds' | 'maxPendingIntentsPerKey'>;
   cache: DirectoryCache;
   idempotency: IdempotencyService;
+  /** Where the receipt and the lawyer's notice of a confirmation go; without it, nobody is emailed. */
+  mail?: MailQueue;
 }
 
 interface Idem {
@@ -124,10 +129,13 @@ export class BookingService {
 
   /**
    * Confirms by the token of the confirmation_url, for a signed-in user, before expiry:
-   * pending → confirmed, the slot booked for good, the consultation recorded, the event written.
+   * pending → confirmed, the slot booked for good, the consultation recorded, the event written,
+   * the receipt (to `userId`) and the lawyer's notice queued; they are sent once this committed.
    */
   async confirm(token: string, userId: string): Promise<ConfirmOutcome> {
-    const nowIso = this.deps.clock.now().toISOString();
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    let mailIds: string[] = [];
     const result = await this.deps.database.db.transaction().execute(async (trx): Promise<ConfirmOutcome> => {
       const intent = await findIntentByToken(trx, token);
       if (!intent) throw notFound('No booking intent has this confirmation link.');
@@ -157,11 +165,33 @@ export class BookingService {
       await incrementTotalBookings(trx, confirmed.lawyer_id);
       await recordLawyerChanges(trx, [confirmed.lawyer_id], nowIso);
       await insertOutboxEvents(trx, this.events([confirmed], 'booking_intent.confirmed', nowIso));
+      if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now);
       return { outcome: 'confirmed', intent: confirmed };
     });
     // total_bookings changed: this process's cached rows of the lawyer go now, other processes' through the feed.
     if (result.outcome === 'confirmed') this.deps.cache.lawyersChanged([result.intent.lawyer_id]);
+    // Not awaited: the payment is captured without waiting for a mail server; retries are the jobs'.
+    if (mailIds.length > 0) void this.deps.mail?.deliver(mailIds);
     return result;
+  }
+
+  /**
+   * Queues the receipt (to the confirming user, whoever created the intent) and the lawyer's
+   * notice in the confirming transaction: they exist exactly when the confirmation does, and a
+   * second confirmation of the same intent (already confirmed) queues nothing.
+   */
+  private async queueConfirmationMail(trx: Executor, mail: MailQueue, intent: BookingIntentTable, userId: string, now: Date): Promise<string[]> {
+    const user = await findUserById(trx, userId);
+    const lawyer = await findLawyerForMail(trx, intent.lawyer_id);
+    if (!user || !lawyer) throw new Error(`intent ${intent.id}: no user ${userId} or lawyer ${intent.lawyer_id} to email`);
+    const mails = consultationMails({
+      intent,
+      confirmedAt: now,
+      person: { email: user.email, locale: user.locale },
+      lawyer: { ...lawyer, city: lawyer.city_name },
+      siteUrl: this.deps.config.siteUrl,
+    });
+    return mail.enqueue(trx, mails);
   }
 
   /** Runs a write that may hold one of the lawyer's slots, then drops what is cached about the lawyer. */

@@ -1,0 +1,146 @@
+/**
+ * The emails of a confirmed consultation: the receipt to the person who confirmed (in their
+ * language, with an `.ics` invitation) and the notice to the lawyer (at their contact email, if
+ * they have one). Pure: BookingService reads the facts and enqueues what this returns.
+ *
+ * Every price comes from quote(): the person paid exactly the fee, and the platform's share is
+ * shown as a part of it. Times are the lawyer's wall-clock times with the zone named (IANA id and
+ * UTC offset that day); the invitation carries the exact instants. No card data exists here.
+ */
+import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { buildIcs } from '../notify/ics.ts';
+import type { OutgoingMail } from '../notify/outbox.ts';
+import { quote } from './quote.ts';
+
+export const RECEIPT_KIND = 'consultation_receipt';
+export const LAWYER_NOTICE_KIND = 'consultation_lawyer_notice';
+
+export interface ConsultationMailFacts {
+  intent: { id: string; slot_date: string; start_time: string; end_time: string; confirmation_token: string };
+  /** When the consultation was confirmed (the invitation's DTSTAMP). */
+  confirmedAt: Date;
+  person: { email: string; locale: string | null };
+  lawyer: {
+    name: string;
+    timezone: string;
+    city: string | null;
+    consultation_fee_cents: number;
+    platform_commission_percent: number;
+    contact_email: string | null;
+  };
+  siteUrl: string;
+}
+
+const TAGS: Record<Locale, string> = { es: 'es-ES', en: 'en-GB' };
+const dayFormats = new Map<Locale, Intl.DateTimeFormat>();
+const moneyFormats = new Map<Locale, Intl.NumberFormat>();
+
+/** `2026-11-23` → "lunes, 23 de noviembre de 2026" / "Monday 23 November 2026". */
+function formatDay(date: string, locale: Locale): string {
+  let f = dayFormats.get(locale);
+  if (!f) {
+    f = new Intl.DateTimeFormat(TAGS[locale], { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+    dayFormats.set(locale, f);
+  }
+  return f.format(new Date(`${date}T12:00:00Z`));
+}
+
+function euros(cents: number, locale: Locale): string {
+  let f = moneyFormats.get(locale);
+  if (!f) {
+    f = new Intl.NumberFormat(locale === 'es' ? 'es-ES' : 'en-IE', { style: 'currency', currency: 'EUR' });
+    moneyFormats.set(locale, f);
+  }
+  return f.format(cents / 100);
+}
+
+/** "Europe/Madrid, UTC+01:00": the zone and its offset at the start of the consultation. */
+function zoneLabel(date: string, time: string, timezone: string): string {
+  const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
+  return `${timezone}, UTC${formatInZone(ms, timezone).slice(-6)}`;
+}
+
+/** Label–value lines, the values aligned. */
+function table(rows: ReadonlyArray<readonly [string, string]>): string {
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  return rows.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n');
+}
+
+/** The receipt and (when the lawyer has a contact email) the lawyer's notice. */
+export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] {
+  const { intent, lawyer, siteUrl } = facts;
+  const price = quote(lawyer);
+  const start = intent.start_time.slice(0, 5);
+  const end = intent.end_time.slice(0, 5);
+  const zone = zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone);
+  const link = `${siteUrl}/confirm/${intent.confirmation_token}`;
+  const lawyerText = lawyer.city ? `${lawyer.name} (${lawyer.city})` : lawyer.name;
+
+  const locale: Locale = isLocale(facts.person.locale) ? facts.person.locale : 'es';
+  const t = messages(locale).mail;
+  const day = formatDay(intent.slot_date, locale);
+  const ics = buildIcs({
+    uid: `${intent.id}@${new URL(siteUrl).hostname}`,
+    stamp: facts.confirmedAt,
+    date: intent.slot_date,
+    startTime: intent.start_time,
+    endTime: intent.end_time,
+    timezone: lawyer.timezone,
+    summary: t.invitation.summary(lawyer.name),
+    ...(lawyer.city ? { location: lawyer.city } : {}),
+    description: t.invitation.description(lawyer.name, link),
+    url: link,
+  });
+  const receipt: OutgoingMail = {
+    kind: RECEIPT_KIND,
+    to: facts.person.email,
+    subject: t.receipt.subject(lawyer.name, `${day}, ${start}`),
+    text: [
+      t.receipt.intro,
+      '',
+      table([
+        [t.receipt.lawyer, lawyerText],
+        [t.receipt.when, t.receipt.whenValue(day, start, end, zone)],
+        [t.receipt.paid, euros(price.totalCents, locale)],
+        [`  ${t.receipt.toLawyer}`, euros(price.lawyerPayoutCents, locale)],
+        [`  ${t.receipt.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, locale)],
+        [t.receipt.booking, link],
+        [t.receipt.reference, intent.id],
+      ]),
+      '',
+      t.receipt.priceNote,
+      t.receipt.calendar(t.invitation.filename),
+      '',
+      `— ${t.receipt.signature}`,
+    ].join('\n'),
+    attachments: [{ filename: t.invitation.filename, contentType: 'text/calendar; charset=utf-8; method=PUBLISH', content: ics }],
+  };
+  if (!lawyer.contact_email) return [receipt];
+
+  // Lawyers practise in Spain and have no language setting: their notice is in Spanish.
+  const n = messages('es').mail.lawyerNotice;
+  const lawyerDay = formatDay(intent.slot_date, 'es');
+  const notice: OutgoingMail = {
+    kind: LAWYER_NOTICE_KIND,
+    to: lawyer.contact_email,
+    subject: n.subject(`${lawyerDay}, ${start}`),
+    text: [
+      n.intro,
+      '',
+      table([
+        [n.when, n.whenValue(lawyerDay, start, end, zone)],
+        [n.client, facts.person.email],
+        [n.fee, euros(price.totalCents, 'es')],
+        [`  ${n.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, 'es')],
+        [`  ${n.payout}`, euros(price.lawyerPayoutCents, 'es')],
+        [n.reference, intent.id],
+      ]),
+      '',
+      n.clientNote,
+      '',
+      `— ${n.signature}`,
+    ].join('\n'),
+  };
+  return [receipt, notice];
+}
