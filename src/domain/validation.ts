@@ -32,6 +32,7 @@ const FORMAT_WORDING: Record<string, string> = {
   'date-time': 'must be an RFC 3339 date-time, e.g. 2026-11-23T10:00:00Z',
   uuid: 'must be a UUID',
   uri: 'must be an absolute URI',
+  email: 'must be an email address, e.g. name@example.com',
 };
 
 function escapePointer(segment: string): string {

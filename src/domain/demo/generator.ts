@@ -409,6 +409,16 @@ function makeBio(rng: Rng, context: BioContext, languageCount: number): string {
   return bio;
 }
 
+/**
+ * A demo lawyer's contact address, under a domain reserved for examples (RFC 2606), so demo
+ * notices can never reach a real mailbox. Derived from the name and id, not drawn from the
+ * random stream: adding it left every other generated value as it was.
+ */
+export function demoContactEmail(name: string, id: string): string {
+  const words = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return `${words.slice(0, 2).join('.') || 'despacho'}.${id.slice(0, 4)}@despacho.example`;
+}
+
 /* ---------- the stream ---------- */
 
 /** Deterministic: same options → identical records (deep-equal), in the same order. Lazily yields so 100,000 lawyers never sit in memory at once. */
@@ -475,6 +485,7 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
       consultation_fee_cents: consultationFee,
       platform_commission_percent: commission,
       bio,
+      contact_email: demoContactEmail(name, id),
       verified,
       listed,
       languages,

@@ -131,6 +131,7 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
         languages_json: JSON.stringify(record.languages),
         created_at: nowIso,
         updated_at: nowIso,
+        contact_email: record.contact_email ?? null,
       },
       practiceAreas: record.practice_areas.map((a, i) => ({ lawyer_id: id, area_slug: a.slug, is_primary: i === primary ? 1 : 0 })),
       languages: record.languages.map((language) => ({ lawyer_id: id, language })),

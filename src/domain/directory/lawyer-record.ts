@@ -23,6 +23,9 @@ export const LawyerRecordSchema = Type.Object(
     consultation_fee_cents: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
     platform_commission_percent: Type.Integer({ minimum: 0, maximum: 100 }),
     bio: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
+    contact_email: Type.Optional(
+      Type.Union([Type.String({ format: 'email', maxLength: 254, description: 'where consultation notices are emailed; never published' }), Type.Null()]),
+    ),
     verified: Type.Boolean(),
     listed: Type.Boolean(),
     languages: Type.Array(Type.String({ pattern: '^[a-z]{2}$', description: 'an ISO 639-1 code (two lower-case letters)' }), {
