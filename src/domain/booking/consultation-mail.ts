@@ -8,6 +8,7 @@
  * UTC offset that day); the invitation carries the exact instants. No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+import { euros, formatDay } from '../../i18n/format.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { buildIcs } from '../notify/ics.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
@@ -32,29 +33,6 @@ export interface ConsultationMailFacts {
   siteUrl: string;
 }
 
-const TAGS: Record<Locale, string> = { es: 'es-ES', en: 'en-GB' };
-const dayFormats = new Map<Locale, Intl.DateTimeFormat>();
-const moneyFormats = new Map<Locale, Intl.NumberFormat>();
-
-/** `2026-11-23` → "lunes, 23 de noviembre de 2026" / "Monday 23 November 2026". */
-function formatDay(date: string, locale: Locale): string {
-  let f = dayFormats.get(locale);
-  if (!f) {
-    f = new Intl.DateTimeFormat(TAGS[locale], { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-    dayFormats.set(locale, f);
-  }
-  return f.format(new Date(`${date}T12:00:00Z`));
-}
-
-function euros(cents: number, locale: Locale): string {
-  let f = moneyFormats.get(locale);
-  if (!f) {
-    f = new Intl.NumberFormat(locale === 'es' ? 'es-ES' : 'en-IE', { style: 'currency', currency: 'EUR' });
-    moneyFormats.set(locale, f);
-  }
-  return f.format(cents / 100);
-}
-
 /** "Europe/Madrid, UTC+01:00": the zone and its offset at the start of the consultation. */
 function zoneLabel(date: string, time: string, timezone: string): string {
   const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
@@ -65,6 +43,33 @@ function zoneLabel(date: string, time: string, timezone: string): string {
 function table(rows: ReadonlyArray<readonly [string, string]>): string {
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n');
+}
+
+/** The calendar invitation of a consultation (the receipt's attachment, and the download on the site). */
+export function consultationIcs(c: {
+  intentId: string;
+  confirmedAt: Date;
+  date: string;
+  startTime: string;
+  endTime: string;
+  lawyer: { name: string; timezone: string; city: string | null };
+  siteUrl: string;
+  link: string;
+  locale: Locale;
+}): string {
+  const t = messages(c.locale).mail;
+  return buildIcs({
+    uid: `${c.intentId}@${new URL(c.siteUrl).hostname}`,
+    stamp: c.confirmedAt,
+    date: c.date,
+    startTime: c.startTime,
+    endTime: c.endTime,
+    timezone: c.lawyer.timezone,
+    summary: t.invitation.summary(c.lawyer.name),
+    ...(c.lawyer.city ? { location: c.lawyer.city } : {}),
+    description: t.invitation.description(c.lawyer.name, c.link),
+    url: c.link,
+  });
 }
 
 /** The receipt and (when the lawyer has a contact email) the lawyer's notice. */
@@ -80,18 +85,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const locale: Locale = isLocale(facts.person.locale) ? facts.person.locale : 'es';
   const t = messages(locale).mail;
   const day = formatDay(intent.slot_date, locale);
-  const ics = buildIcs({
-    uid: `${intent.id}@${new URL(siteUrl).hostname}`,
-    stamp: facts.confirmedAt,
-    date: intent.slot_date,
-    startTime: intent.start_time,
-    endTime: intent.end_time,
-    timezone: lawyer.timezone,
-    summary: t.invitation.summary(lawyer.name),
-    ...(lawyer.city ? { location: lawyer.city } : {}),
-    description: t.invitation.description(lawyer.name, link),
-    url: link,
-  });
+  const ics = consultationIcs({ intentId: intent.id, confirmedAt: facts.confirmedAt, date: intent.slot_date, startTime: intent.start_time, endTime: intent.end_time, lawyer, siteUrl, link, locale });
   const receipt: OutgoingMail = {
     kind: RECEIPT_KIND,
     to: facts.person.email,

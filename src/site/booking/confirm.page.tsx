@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatInstant, formatTime } from '../ui/format.ts';
+import { formatDay, formatInstant, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export interface HoldSummary {

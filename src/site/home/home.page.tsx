@@ -2,7 +2,7 @@
 import type { LawyerSummary } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, Select, euros } from '../ui/components.tsx';
-import { formatDay } from '../ui/format.ts';
+import { formatDay } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export interface SearchFormValues {

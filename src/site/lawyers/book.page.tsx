@@ -5,7 +5,7 @@
 import type { AvailabilityResponse } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatTime } from '../ui/format.ts';
+import { formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export interface BookPageProps {

@@ -2,7 +2,7 @@
 import type { LawyerProfile } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { euros } from '../ui/components.tsx';
-import { formatDay } from '../ui/format.ts';
+import { formatDay } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: LawyerProfile }) {

@@ -106,12 +106,4 @@ export function Notice({ kind, children, role }: { kind?: 'ok' | 'warn' | 'bad';
   );
 }
 
-const money = {
-  es: new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'EUR' }),
-  en: new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' }),
-};
-
-/** Euros from cents, in the page's language (`60,00 €` / `€60.00`); one formatter per language. */
-export function euros(cents: number, locale: string): string {
-  return (locale === 'es' ? money.es : money.en).format(cents / 100);
-}
+export { euros } from '../../i18n/format.ts';

@@ -1,5 +1,5 @@
 /**
- * Dates and times as people read them, in the page's language. Pure functions. Intl formatters
+ * Dates, times and money as people read them (site pages and emails), in the page's language. Pure functions. Intl formatters
  * are built once per language and kept: building one costs far more than formatting with it
  * (a booking page formats ~80 dates; built per call, that was 26 ms of CPU per page).
  */
@@ -39,4 +39,14 @@ export function formatTime(time: string): string {
 /** An instant in a zone: "30 nov 2026, 10:00 CET". */
 export function formatInstant(iso: string, timeZone: string, locale: string): string {
   return formatter('instant', locale, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(new Date(iso));
+}
+
+const money = {
+  es: new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'EUR' }),
+  en: new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' }),
+};
+
+/** Euros from cents, in the language given (`60,00 €` / `€60.00`); one formatter per language. */
+export function euros(cents: number, locale: string): string {
+  return (locale === 'es' ? money.es : money.en).format(cents / 100);
 }
