@@ -195,6 +195,11 @@ export const es: Messages = {
     allCodes: 'Todos los códigos de error',
   },
   mail: {
+    signIn: {
+      subject: 'Tu código para entrar en Consulta',
+      body: (code: string, link: string, minutes: number) =>
+        `Tu código para entrar es:\n\n    ${code}\n\nVale durante ${minutes} minutos. También puedes abrir este enlace, en el navegador donde pediste entrar:\n${link}\n\nSi no has pedido entrar en Consulta, ignora este correo: nadie puede entrar sin el código.\n`,
+    },
     receipt: {
       subject: (lawyer: string, when: string) => `Reservada: tu consulta con ${lawyer}, ${when}`,
       intro: 'Tu consulta está confirmada y pagada. Estos son los detalles.',

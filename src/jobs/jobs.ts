@@ -55,11 +55,14 @@ export function startJobs({ app, database, clock, config }: { app: App; database
     app.services.idempotency.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'idempotency purge failed'));
   const purgeMail = () =>
     app.services.mail.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'mail outbox purge failed'));
+  const purgeSessions = () =>
+    app.services.sessions.purgeExpired().catch((err: unknown) => app.fastify.log.error({ err }, 'sign-in and session purge failed'));
   const sweeper = setInterval(() => {
     void sweep();
     void sweepChanges();
     void purgeIdempotency();
     void purgeMail();
+    void purgeSessions();
   }, HOUR_MS);
   sweeper.unref();
 

@@ -1,0 +1,87 @@
+/** Sign-in challenges and sessions. Guarded updates make each transition happen once. */
+import type { SessionTable, SignInChallengeTable, UserTable } from '../schema.ts';
+import type { Executor } from './types.ts';
+
+export async function insertChallenge(db: Executor, row: SignInChallengeTable): Promise<void> {
+  await db.insertInto('sign_in_challenges').values(row).execute();
+}
+
+export function findChallenge(db: Executor, id: string): Promise<SignInChallengeTable | undefined> {
+  return db.selectFrom('sign_in_challenges').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findChallengeByLink(db: Executor, linkHash: string): Promise<SignInChallengeTable | undefined> {
+  return db.selectFrom('sign_in_challenges').selectAll().where('link_hash', '=', linkHash).executeTakeFirst();
+}
+
+/**
+ * Counts one wrong code, only while the challenge is live; returns the attempts now used, or
+ * undefined when it was no longer live (used, expired or locked meanwhile).
+ */
+export async function countWrongAttempt(db: Executor, id: string, nowIso: string, maxAttempts: number): Promise<number | undefined> {
+  const row = await db
+    .updateTable('sign_in_challenges')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .where('attempts', '<', maxAttempts)
+    .where('expires_at', '>', nowIso)
+    .returning('attempts')
+    .executeTakeFirst();
+  return row?.attempts;
+}
+
+/** Consumes a live challenge; true for the one caller that did (concurrent attempts: exactly one wins). */
+export async function consumeChallenge(db: Executor, id: string, nowIso: string, maxAttempts: number): Promise<boolean> {
+  const result = await db
+    .updateTable('sign_in_challenges')
+    .set({ consumed_at: nowIso })
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .where('attempts', '<', maxAttempts)
+    .where('expires_at', '>', nowIso)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertSession(db: Executor, row: SessionTable): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'>;
+
+export function findSessionByTokenHash(db: Executor, tokenHash: string): Promise<SessionWithUser | undefined> {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('s')
+    .select(['u.email', 'u.name', 'u.locale'])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function touchSession(db: Executor, id: string, nowIso: string): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: nowIso }).where('id', '=', id).execute();
+}
+
+export async function revokeSessionByTokenHash(db: Executor, tokenHash: string, nowIso: string): Promise<void> {
+  await db.updateTable('sessions').set({ revoked_at: nowIso }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+}
+
+export async function revokeSessionsOfUser(db: Executor, userId: string, nowIso: string): Promise<number> {
+  const result = await db.updateTable('sessions').set({ revoked_at: nowIso }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function setUserLocale(db: Executor, userId: string, locale: string): Promise<void> {
+  await db.updateTable('users').set({ locale }).where('id', '=', userId).execute();
+}
+
+/** Deletes up to `limit` challenges and sessions that ended before `beforeIso`; returns how many. */
+export async function purgeEndedIdentityRows(db: Executor, beforeIso: string, limit: number): Promise<number> {
+  const challenges = db.selectFrom('sign_in_challenges').select('id').where('expires_at', '<', beforeIso).limit(limit);
+  const c = await db.deleteFrom('sign_in_challenges').where('id', 'in', challenges).executeTakeFirst();
+  const sessions = db.selectFrom('sessions').select('id').where('expires_at', '<', beforeIso).limit(limit);
+  const s = await db.deleteFrom('sessions').where('id', 'in', sessions).executeTakeFirst();
+  return Number(c.numDeletedRows) + Number(s.numDeletedRows);
+}

@@ -1,0 +1,96 @@
+/**
+ * Signed-in sessions. The browser holds a random 32-byte token; only its SHA-256 is stored, so a
+ * copy of the database signs nobody in. A session ends at its absolute expiry, after
+ * `sessionIdleDays` unused, at sign-out, or when every session of the user is revoked.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
+import {
+  findSessionByTokenHash,
+  insertSession,
+  purgeEndedIdentityRows,
+  revokeSessionByTokenHash,
+  revokeSessionsOfUser,
+  setUserLocale,
+  touchSession,
+} from '../../db/repositories/identity.repository.ts';
+import type { Locale } from '../../i18n/index.ts';
+
+const DAY_MS = 86_400_000;
+/** last_seen_at is written at most this often: not a write per page view. */
+const TOUCH_EVERY_MS = 60_000;
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string | null;
+  locale: string | null;
+}
+
+export class SessionService {
+  constructor(private readonly deps: { database: Database; clock: Clock; config: Pick<Config, 'sessionIdleDays' | 'sessionMaxDays'> }) {}
+
+  /** A new session for the user; the token goes in the cookie and is never stored. */
+  async create(userId: string, meta: { ip: string; userAgent?: string }): Promise<{ id: string; token: string; expiresAt: string }> {
+    const now = this.deps.clock.now();
+    const token = randomBytes(32).toString('base64url');
+    const id = randomUUID();
+    const expiresAt = new Date(now.getTime() + this.deps.config.sessionMaxDays * DAY_MS).toISOString();
+    await insertSession(this.deps.database.db, {
+      id,
+      token_hash: sha256(token),
+      user_id: userId,
+      created_at: now.toISOString(),
+      last_seen_at: now.toISOString(),
+      expires_at: expiresAt,
+      revoked_at: null,
+      client_ip: meta.ip,
+      user_agent: meta.userAgent?.slice(0, 300) ?? null,
+    });
+    return { id, token, expiresAt };
+  }
+
+  /** The signed-in user of a cookie's token, or null (unknown, revoked, idle or past its end). */
+  async authenticate(token: string | undefined): Promise<{ user: SessionUser; sessionId: string } | null> {
+    if (!token || !TOKEN.test(token)) return null;
+    const row = await findSessionByTokenHash(this.deps.database.db, sha256(token));
+    if (!row || row.revoked_at !== null) return null;
+    const nowMs = this.deps.clock.now().getTime();
+    if (Date.parse(row.expires_at) <= nowMs) return null;
+    const lastSeen = Date.parse(row.last_seen_at);
+    if (lastSeen + this.deps.config.sessionIdleDays * DAY_MS <= nowMs) return null;
+    if (nowMs - lastSeen >= TOUCH_EVERY_MS) await touchSession(this.deps.database.db, row.id, new Date(nowMs).toISOString());
+    return { user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale }, sessionId: row.id };
+  }
+
+  async signOut(token: string): Promise<void> {
+    if (!TOKEN.test(token)) return;
+    await revokeSessionByTokenHash(this.deps.database.db, sha256(token), this.deps.clock.now().toISOString());
+  }
+
+  /** Ends every session of the user (sign-out everywhere; suspension will call it too). Returns how many. */
+  signOutEverywhere(userId: string): Promise<number> {
+    return revokeSessionsOfUser(this.deps.database.db, userId, this.deps.clock.now().toISOString());
+  }
+
+  /** The language emails to this person are written in. */
+  setLocale(userId: string, locale: Locale): Promise<void> {
+    return setUserLocale(this.deps.database.db, userId, locale);
+  }
+
+  /** Deletes challenges and sessions that ended a day ago or more, in bounded batches. */
+  async purgeExpired(batch = 1000): Promise<number> {
+    const before = new Date(this.deps.clock.now().getTime() - DAY_MS).toISOString();
+    let total = 0;
+    for (;;) {
+      const n = await purgeEndedIdentityRows(this.deps.database.db, before, batch);
+      total += n;
+      if (n < batch) return total;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Email sign-in: a 6-digit code and a link in one email. Signing in creates the account.
+ *
+ * - The code is valid 10 minutes, for 5 attempts, once; it is stored only as scrypt(code, id):
+ *   a stolen row cannot be brute-forced (10^6 candidates × ~50 ms) within its 10 minutes.
+ * - The link completes sign-in only in the browser that asked (it holds a secret whose hash is
+ *   on the challenge); opened elsewhere — or prefetched by a mail scanner — it asks for the code
+ *   and consumes nothing.
+ * - No enumeration: starting a sign-in behaves the same for any address, known or not.
+ * - Sends and attempts are limited per address and per client address by the shared limiter.
+ */
+import { createHash, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
+import { consumeChallenge, countWrongAttempt, findChallenge, findChallengeByLink, insertChallenge, setUserLocale } from '../../db/repositories/identity.repository.ts';
+import type { SignInChallengeTable } from '../../db/schema.ts';
+import { messages, type Locale } from '../../i18n/index.ts';
+import { AccountsService, normalizeEmail } from '../access/accounts.service.ts';
+import { DAY_MS, HOUR_MS } from '../access/limits.ts';
+import { retryAfterSeconds, type RateLimitStore, type WindowRule } from '../access/rate-limit.ts';
+import { DomainError } from '../errors.ts';
+import type { MailQueue } from '../notify/outbox.ts';
+import { safeReturnTo } from './return-to.ts';
+import type { SessionService } from './session.service.ts';
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: string, keylen: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
+
+export const CODE_TTL_MINUTES = 10;
+export const MAX_CODE_ATTEMPTS = 5;
+const SCRYPT = { N: 16_384, r: 8, p: 1 };
+
+/** The published sign-in limits (docs/site.md). */
+export const SIGN_IN_LIMITS = {
+  sendsPerEmail: [
+    { id: 'hour', limit: 5, windowMs: HOUR_MS },
+    { id: 'day', limit: 20, windowMs: DAY_MS },
+  ] as readonly WindowRule[],
+  sendsPerAddress: [{ id: 'hour', limit: 20, windowMs: HOUR_MS }] as readonly WindowRule[],
+  attemptsPerAddress: [{ id: 'hour', limit: 30, windowMs: HOUR_MS }] as readonly WindowRule[],
+};
+
+export type SignInResult =
+  | { ok: true; user: { id: string; email: string; locale: string | null }; session: { token: string; expiresAt: string }; returnTo: string | null }
+  | { ok: false; reason: 'wrong_code' | 'locked' | 'expired' | 'used' | 'unknown' | 'other_browser'; attemptsLeft?: number; challengeId?: string };
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const hashCode = async (code: string, challengeId: string) => (await scryptAsync(code, challengeId, 32, SCRYPT)).toString('hex');
+
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}
+
+export interface SignInDeps {
+  database: Database;
+  clock: Clock;
+  config: Pick<Config, 'siteUrl'>;
+  limiter: RateLimitStore;
+  mail: MailQueue;
+  sessions: SessionService;
+  accounts?: AccountsService;
+  /** Called when the limiter store fails; the request is then let through, as for the API. */
+  onLimiterError?: (err: unknown) => void;
+}
+
+export class SignInService {
+  private readonly accounts: AccountsService;
+
+  constructor(private readonly deps: SignInDeps) {
+    this.accounts = deps.accounts ?? new AccountsService({ database: deps.database, clock: deps.clock });
+  }
+
+  private async limit(bucket: string, rules: readonly WindowRule[]): Promise<void> {
+    const nowMs = this.deps.clock.now().getTime();
+    let result;
+    try {
+      result = await this.deps.limiter.consume(bucket, rules, nowMs);
+    } catch (err) {
+      this.deps.onLimiterError?.(err);
+      return;
+    }
+    if (!result.allowed) {
+      throw new DomainError('rate_limited', 'Too many sign-in attempts; try again later.', undefined, { 'retry-after': String(retryAfterSeconds(result.windows, nowMs)) });
+    }
+  }
+
+  /** Emails a code and a link. The same answer for every address (no enumeration). */
+  async start(input: { email: string; ip: string; locale: Locale; returnTo: string | null }): Promise<{ challengeId: string; browserSecret: string }> {
+    const email = normalizeEmail(input.email);
+    // Keys hold hashes, never the address itself.
+    await this.limit(`signin:ip:${input.ip}`, SIGN_IN_LIMITS.sendsPerAddress);
+    await this.limit(`signin:email:${sha256(email)}`, SIGN_IN_LIMITS.sendsPerEmail);
+    const now = this.deps.clock.now();
+    const id = randomUUID();
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const linkToken = randomBytes(32).toString('base64url');
+    const browserSecret = randomBytes(32).toString('base64url');
+    const row: SignInChallengeTable = {
+      id,
+      email,
+      code_hash: await hashCode(code, id),
+      link_hash: sha256(linkToken),
+      browser_hash: sha256(browserSecret),
+      return_to: safeReturnTo(input.returnTo),
+      locale: input.locale,
+      attempts: 0,
+      client_ip: input.ip,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + CODE_TTL_MINUTES * 60_000).toISOString(),
+      consumed_at: null,
+    };
+    const t = messages(input.locale).mail.signIn;
+    const link = `${this.deps.config.siteUrl}/sign-in/link/${linkToken}`;
+    const ids = await this.deps.database.db.transaction().execute(async (tx) => {
+      await insertChallenge(tx, row);
+      return this.deps.mail.enqueue(tx, [{ kind: 'sign_in', to: email, subject: t.subject, text: t.body(code, link, CODE_TTL_MINUTES), sensitive: true }]);
+    });
+    await this.deps.mail.deliver(ids);
+    return { challengeId: id, browserSecret };
+  }
+
+  /** Checks a typed code against the challenge. */
+  async verifyCode(input: { challengeId: string; code: string; ip: string; userAgent?: string }): Promise<SignInResult> {
+    await this.limit(`signin:attempt:${input.ip}`, SIGN_IN_LIMITS.attemptsPerAddress);
+    const challenge = /^[0-9a-f-]{36}$/.test(input.challengeId) ? await findChallenge(this.deps.database.db, input.challengeId) : undefined;
+    if (!challenge) return { ok: false, reason: 'unknown' };
+    const dead = this.deadReason(challenge);
+    if (dead) return { ok: false, reason: dead, challengeId: challenge.id };
+    const digits = input.code.replace(/[\s-]/g, '');
+    const right = /^\d{6}$/.test(digits) && sameHex(await hashCode(digits, challenge.id), challenge.code_hash);
+    const nowIso = this.deps.clock.now().toISOString();
+    if (!right) {
+      const used = await countWrongAttempt(this.deps.database.db, challenge.id, nowIso, MAX_CODE_ATTEMPTS);
+      if (used === undefined) return { ok: false, reason: (await this.reread(challenge.id)) ?? 'locked', challengeId: challenge.id };
+      if (used >= MAX_CODE_ATTEMPTS) return { ok: false, reason: 'locked', attemptsLeft: 0, challengeId: challenge.id };
+      return { ok: false, reason: 'wrong_code', attemptsLeft: MAX_CODE_ATTEMPTS - used, challengeId: challenge.id };
+    }
+    return this.complete(challenge, input);
+  }
+
+  /** Completes sign-in from the emailed link, only in the browser that asked. */
+  async completeWithLink(input: { token: string; browserSecret: string | undefined; ip: string; userAgent?: string }): Promise<SignInResult> {
+    await this.limit(`signin:attempt:${input.ip}`, SIGN_IN_LIMITS.attemptsPerAddress);
+    const challenge = /^[A-Za-z0-9_-]{43}$/.test(input.token) ? await findChallengeByLink(this.deps.database.db, sha256(input.token)) : undefined;
+    if (!challenge) return { ok: false, reason: 'unknown' };
+    const dead = this.deadReason(challenge);
+    if (dead) return { ok: false, reason: dead, challengeId: challenge.id };
+    // Another browser (or a scanner): ask for the code, and leave the challenge as it was.
+    if (!input.browserSecret || !sameHex(sha256(input.browserSecret), challenge.browser_hash)) {
+      return { ok: false, reason: 'other_browser', challengeId: challenge.id, attemptsLeft: MAX_CODE_ATTEMPTS - challenge.attempts };
+    }
+    return this.complete(challenge, input);
+  }
+
+  private deadReason(c: SignInChallengeTable): 'used' | 'expired' | 'locked' | null {
+    if (c.consumed_at !== null) return 'used';
+    if (c.expires_at <= this.deps.clock.now().toISOString()) return 'expired';
+    if (c.attempts >= MAX_CODE_ATTEMPTS) return 'locked';
+    return null;
+  }
+
+  private async reread(id: string): Promise<'used' | 'expired' | 'locked' | null> {
+    const c = await findChallenge(this.deps.database.db, id);
+    return c ? this.deadReason(c) : null;
+  }
+
+  /** Consumes the challenge (exactly one concurrent caller wins), then signs in, creating the account. */
+  private async complete(challenge: SignInChallengeTable, meta: { ip: string; userAgent?: string }): Promise<SignInResult> {
+    const nowIso = this.deps.clock.now().toISOString();
+    if (!(await consumeChallenge(this.deps.database.db, challenge.id, nowIso, MAX_CODE_ATTEMPTS))) {
+      return { ok: false, reason: (await this.reread(challenge.id)) ?? 'used', challengeId: challenge.id };
+    }
+    const user = await this.accounts.ensureUser(challenge.email);
+    await setUserLocale(this.deps.database.db, user.id, challenge.locale);
+    const session = await this.deps.sessions.create(user.id, meta);
+    return { ok: true, user: { id: user.id, email: user.email, locale: challenge.locale }, session: { token: session.token, expiresAt: session.expiresAt }, returnTo: challenge.return_to };
+  }
+}
