@@ -40,7 +40,10 @@ import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
 import { confirmArea } from './site/booking/confirm.routes.ts';
 import { ConsultationsService } from './domain/booking/consultations.service.ts';
-import { notFoundPage, sitePlugin, type SessionLookup } from './site/plugin.ts';
+import { notFoundPage, siteCookies, sitePlugin } from './site/plugin.ts';
+import { accountArea } from './site/account/account.routes.ts';
+import { SessionService } from './domain/identity/session.service.ts';
+import { SignInService } from './domain/identity/sign-in.service.ts';
 import { opsRoutes } from './site/ops.routes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -71,6 +74,9 @@ export interface App {
     payments: PaymentsService;
     /** The mail outbox: every email goes through it (enqueue in a transaction, deliver after commit). */
     mail: MailOutbox;
+    sessions: SessionService;
+    signIn: SignInService;
+    consultations: ConsultationsService;
   };
 }
 
@@ -291,8 +297,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   await fastify.register(opsRoutes, { config, database });
-  const consultations = new ConsultationsService({ database, clock });
-  const sessions: SessionLookup = { authenticate: async () => null, setLocale: async () => {} };
+  const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
+  const sessions = new SessionService({ database, clock, config });
+  const signIn = new SignInService({
+    database,
+    clock,
+    config,
+    limiter,
+    mail,
+    sessions,
+    onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; sign-in let through'),
+  });
   await fastify.register(sitePlugin, {
     config,
     sessions,
@@ -302,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       docsArea(config),
       testModeArea,
       confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
+      accountArea({ config, cookies: siteCookies(config.siteUrl), signIn, sessions, consultations }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -313,5 +329,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Stripe's signed events; the demo provider has none.
   if (config.paymentProvider === 'stripe') await fastify.register(stripeWebhookRoutes, { payments, siteUrl: config.siteUrl });
 
-  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency, payments, mail } };
+  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations } };
 }

@@ -9,6 +9,7 @@ export interface ConsultationRow {
   lawyer_name: string;
   lawyer_timezone: string;
   city_slug: string;
+  city_name: string | null;
   consultation_fee_cents: number;
   platform_commission_percent: number;
   slot_date: string;
@@ -23,6 +24,7 @@ function base(db: Executor) {
     .selectFrom('consultations as c')
     .innerJoin('lawyers as l', 'l.id', 'c.lawyer_id')
     .innerJoin('booking_intents as i', 'i.id', 'c.booking_intent_id')
+    .leftJoin('cities as ct', 'ct.slug', 'l.city_slug')
     .select([
       'c.id',
       'c.booking_intent_id',
@@ -31,6 +33,7 @@ function base(db: Executor) {
       'l.name as lawyer_name',
       'l.timezone as lawyer_timezone',
       'l.city_slug',
+      'ct.name as city_name',
       'l.consultation_fee_cents',
       'l.platform_commission_percent',
       'c.slot_date',

@@ -11,12 +11,14 @@ import {
   type ConsultationRow,
 } from '../../db/repositories/consultation.repository.ts';
 import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import type { Locale } from '../../i18n/index.ts';
+import { consultationIcs } from './consultation-mail.ts';
 import { quote, type Quote } from './quote.ts';
 
 export interface Consultation {
   id: string;
   bookingIntentId: string;
-  lawyer: { id: string; name: string; timezone: string; citySlug: string };
+  lawyer: { id: string; name: string; timezone: string; citySlug: string; city: string | null };
   date: string;
   startTime: string;
   endTime: string;
@@ -35,7 +37,7 @@ function view(row: ConsultationRow): Consultation {
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
-    lawyer: { id: row.lawyer_id, name: row.lawyer_name, timezone: row.lawyer_timezone, citySlug: row.city_slug },
+    lawyer: { id: row.lawyer_id, name: row.lawyer_name, timezone: row.lawyer_timezone, citySlug: row.city_slug, city: row.city_name },
     date: row.slot_date,
     startTime: row.start_time,
     endTime: row.end_time,
@@ -48,7 +50,7 @@ function view(row: ConsultationRow): Consultation {
 }
 
 export class ConsultationsService {
-  constructor(private readonly deps: { database: Database; clock: Clock }) {}
+  constructor(private readonly deps: { database: Database; clock: Clock; siteUrl: string }) {}
 
   /** Upcoming (not yet ended) soonest first, and past most recent first. */
   async listForUser(userId: string): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
@@ -62,6 +64,14 @@ export class ConsultationsService {
     if (!UUID.test(id)) return null;
     const row = await findConsultationOfUser(this.deps.database.db, userId, id.toLowerCase());
     return row ? view(row) : null;
+  }
+
+  /** The calendar file of one of the user's consultations (the same invitation as the receipt's); null otherwise. */
+  async calendar(userId: string, id: string, locale: Locale): Promise<string | null> {
+    const c = await this.getForUser(userId, id);
+    if (!c) return null;
+    const link = `${this.deps.siteUrl}/confirm/${c.confirmationToken}`;
+    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale });
   }
 
   /** The consultation an intent became, if it is the user's. */

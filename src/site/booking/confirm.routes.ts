@@ -46,8 +46,9 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
     };
   };
 
-  // Capability links: never indexed, never leaked onwards in a Referer.
-  const capability = (reply: FastifyReply) => reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'no-referrer');
+  // Capability links: never indexed, never sent to another origin in a Referer. (Not no-referrer:
+  // with it browsers send `Origin: null` on our own forms, which the CSRF origin check refuses.)
+  const capability = (reply: FastifyReply) => reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'same-origin');
 
   return async (site: FastifyInstance) => {
     site.get<{ Params: { token: string }; Querystring: { paid?: string; voided?: string } }>('/confirm/:token', { schema: { hide: true } }, async (request, reply) => {

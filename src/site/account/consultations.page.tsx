@@ -1,0 +1,102 @@
+/** "My consultations": upcoming and past, each with its calendar file. */
+import type { Consultation } from '../../domain/booking/consultations.service.ts';
+import type { SiteContext } from '../context.ts';
+import { PostForm, euros } from '../ui/components.tsx';
+import { formatDay, formatTime } from '../../i18n/format.ts';
+import { Layout } from '../ui/layout.tsx';
+
+function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
+  const { t } = ctx;
+  return (
+    <li class="card">
+      <h3>
+        <a href={`/consultations/${c.id}`}>{c.lawyer.name}</a>
+      </h3>
+      <p>
+        {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(c.lawyer.timezone)})</span>
+      </p>
+      <p class="meta">
+        {t.account.paid}: {euros(c.quote.totalCents, ctx.locale)}
+      </p>
+      <p>
+        <a href={`/consultations/${c.id}.ics`} download>
+          {t.account.addToCalendar}
+        </a>
+      </p>
+    </li>
+  );
+}
+
+export function ConsultationsPage({ ctx, upcoming, past }: { ctx: SiteContext; upcoming: Consultation[]; past: Consultation[] }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t.account.title} section="consultations">
+      <h1>{t.account.title}</h1>
+      {upcoming.length === 0 && past.length === 0 ? (
+        <p>
+          {t.account.none} <a href="/">{t.account.findOne}</a>
+        </p>
+      ) : (
+        <>
+          <h2>{t.account.upcoming}</h2>
+          {upcoming.length === 0 ? <p>{t.account.noneUpcoming}</p> : null}
+          <ul class="cards">
+            {upcoming.map((c) => (
+              <Item ctx={ctx} c={c} />
+            ))}
+          </ul>
+          {past.length > 0 ? (
+            <>
+              <h2>{t.account.past}</h2>
+              <ul class="cards">
+                {past.map((c) => (
+                  <Item ctx={ctx} c={c} />
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </>
+      )}
+      <h2>{t.account.signOutEverywhere}</h2>
+      <PostForm ctx={ctx} action="/sign-out/everywhere">
+        <p class="meta">{t.account.signOutEverywhereHint}</p>
+        <button type="submit" class="secondary">
+          {t.account.signOutEverywhere}
+        </button>
+      </PostForm>
+    </Layout>
+  );
+}
+
+export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t.account.detailTitle} section="consultations" narrow>
+      <h1>{t.account.detailTitle}</h1>
+      <dl class="facts">
+        <dt>{t.confirm.lawyer}</dt>
+        <dd>
+          <a href={`/lawyers/${c.lawyer.id}`}>{c.lawyer.name}</a>
+        </dd>
+        <dt>{t.confirm.when}</dt>
+        <dd>
+          {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(c.lawyer.timezone)})</span>
+          <br />
+          <time data-local datetime={c.startsAt}>
+            <span class="meta" data-local-out data-prefix={t.confirm.yourTime} hidden></span>
+          </time>
+        </dd>
+        <dt>{t.account.paid}</dt>
+        <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
+      </dl>
+      <p>
+        <a class="button" href={`/consultations/${c.id}.ics`} download>
+          {t.account.addToCalendar}
+        </a>
+      </p>
+      <p>
+        <a href="/consultations">← {t.account.title}</a>
+      </p>
+    </Layout>
+  );
+}
