@@ -84,11 +84,11 @@ for (const target of databaseTargets()) {
       return { id: body.booking_intent_id, url: body.confirmation_url, token: body.confirmation_url.split('/').pop()! };
     }
 
-    async function signIn(page: Page, email: string): Promise<void> {
+    async function signIn(page: Page, email: string, onCodePage?: () => Promise<void>): Promise<void> {
       await page.fill('#f-email', email);
       await page.locator('form[action="/sign-in"] button[type="submit"]').click();
-
-      await page.waitForURL("**/sign-in/code");
+      await page.waitForURL('**/sign-in/code');
+      await onCodePage?.();
       const before = new Set(seenCodes);
       const mail = await waitForMail(email, (m) => /sign-in code|código/i.test(m.subject ?? '') && !before.has(m.messageId ?? ''));
       seenCodes.add(mail.messageId ?? '');
@@ -168,7 +168,7 @@ for (const target of databaseTargets()) {
       assert.match(await page.locator('h1').innerText(), /Confirm your consultation/);
       assert.match(await page.locator('main').innerText(), /€60\.00/);
       violations.push(...(await axe(page, 'confirm (signed out)')));
-      await signIn(page, 'ana@example.com');
+      await signIn(page, 'ana@example.com', async () => void violations.push(...(await axe(page, 'code'))));
       await page.waitForURL(`**/confirm/${intent.token}/pay`);
       violations.push(...(await axe(page, 'pay')));
       assert.match(await page.locator('.badge.demo').innerText(), /Demonstration/);
@@ -222,6 +222,7 @@ for (const target of databaseTargets()) {
       await page.waitForURL(`**/confirm/${intent.token}/pay`);
       await payWith(page, '4000 0000 0000 0002');
       assert.match(await page.locator('[role="alert"]').first().innerText(), /declined/);
+      assert.equal((await axe(page, 'pay, declined')).join('\n'), '');
       const polled = (await (await fetch(`${server.url}/api/v1/booking-intents/${intent.id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { status: string };
       assert.equal(polled.status, 'pending');
       await page.fill('#f-number', '4242 4242 4242 4242');
@@ -240,9 +241,18 @@ for (const target of databaseTargets()) {
       const context = await phone('es');
       const page = await context.newPage();
       await page.goto(`${site}/sign-in`);
-      await signIn(page, 'bob@example.com');
+      const violations = await axe(page, 'sign-in (es)');
+      await signIn(page, 'bob@example.com', async () => void violations.push(...(await axe(page, 'code (es)'))));
       await page.waitForURL('**/consultations');
       assert.match(await page.locator('main').innerText(), /Todavía no tienes consultas/);
+      violations.push(...(await axe(page, 'my consultations, empty (es)')));
+      // The signed-in pages of a hold, in Spanish.
+      const intent = await createIntent();
+      await page.goto(intent.url);
+      violations.push(...(await axe(page, 'confirm, signed in (es)')));
+      await page.goto(`${intent.url}/pay`);
+      violations.push(...(await axe(page, 'pay (es)')));
+      assert.equal(violations.join('\n'), '');
       const res = await page.goto(`${site}/consultations/${own.id}`);
       assert.equal(res?.status(), 404);
       assert.equal((await page.request.get(`${site}/consultations/${own.id}.ics`)).status(), 404);

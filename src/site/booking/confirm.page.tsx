@@ -23,7 +23,7 @@ export interface HoldSummary {
 }
 
 /** Lawyer, time (lawyer's zone, and the visitor's with JavaScript), price breakdown, time left. */
-export function HoldFacts({ ctx, hold, showTimeLeft }: { ctx: SiteContext; hold: HoldSummary; showTimeLeft: boolean }) {
+export function HoldFacts({ ctx, hold, showTimeLeft, paid }: { ctx: SiteContext; hold: HoldSummary; showTimeLeft: boolean; paid?: boolean }) {
   const { t } = ctx;
   const q = hold.quote;
   return (
@@ -58,7 +58,7 @@ export function HoldFacts({ ctx, hold, showTimeLeft }: { ctx: SiteContext; hold:
         <caption class="visually-hidden">{t.confirm.priceCaption}</caption>
         <tbody>
           <tr>
-            <th scope="row">{t.confirm.youPay}</th>
+            <th scope="row">{paid ? t.account.paid : t.confirm.youPay}</th>
             <td>
               <strong>{euros(q.totalCents, ctx.locale)}</strong>
             </td>
@@ -143,7 +143,7 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
     <Layout ctx={ctx} title={t.confirm.title} narrow>
       <h1>{state === 'confirmed' ? t.confirm.titleConfirmed : t.confirm.title}</h1>
       {status}
-      <HoldFacts ctx={ctx} hold={hold} showTimeLeft={state === 'payable' || state === 'in_progress'} />
+      <HoldFacts ctx={ctx} hold={hold} showTimeLeft={state === 'payable' || state === 'in_progress'} paid={state === 'confirmed'} />
       {state === 'payable' ? (
         ctx.user ? (
           <p>
