@@ -198,13 +198,16 @@ export const en = {
   },
   /** Emails (sign-in codes, receipts, notices to lawyers). */
   mail: {
-    /** The receipt to the person who confirmed and paid. */
-    /** The sign-in email. The code is in the body only: bodies of sign-in mails are erased once sent. */
+    /**
+     * The sign-in email. The code is in the body only: the body of a sign-in mail is erased once
+     * sent, the subject is kept (docs/mail.md).
+     */
     signIn: {
       subject: 'Your Consulta sign-in code',
       body: (code: string, link: string, minutes: number) =>
         `Your sign-in code is:\n\n    ${code}\n\nIt is valid for ${minutes} minutes. You can also open this link, in the browser where you asked to sign in:\n${link}\n\nIf you did not ask to sign in to Consulta, ignore this email: nobody can sign in without the code.\n`,
     },
+    /** The receipt to the person who confirmed and paid. */
     receipt: {
       subject: (lawyer: string, when: string) => `Booked: your consultation with ${lawyer}, ${when}`,
       intro: 'Your consultation is confirmed and paid. Here are the details.',

@@ -1,189 +1,372 @@
 /**
- * Sign-in and sessions as domain services, on both databases: the code's rules (10 minutes,
- * 5 attempts, once), the same-browser link, no enumeration, the limits, hashed storage, and
- * session expiry — time moved by a manual clock, mail captured by a queue that records it.
+ * Email sign-in as a domain service, on both databases: the code's rules (10 minutes, 5 attempts,
+ * once, hashed), the same-browser link, concurrency, no enumeration, and the limits through the
+ * real limiter (memory here, Redis in its own suite) — time moved by a manual clock, mail
+ * captured by a queue that records it (the database stays real).
  */
 import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { ManualClock } from '../../src/clock.ts';
 import { MemoryRateLimitStore } from '../../src/domain/access/rate-limit.memory.ts';
+import { RedisRateLimitStore } from '../../src/domain/access/rate-limit.redis.ts';
+import type { RateLimitStore } from '../../src/domain/access/rate-limit.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { SessionService } from '../../src/domain/identity/session.service.ts';
-import { SignInService } from '../../src/domain/identity/sign-in.service.ts';
+import { SignInService, type SignInResult } from '../../src/domain/identity/sign-in.service.ts';
 import type { MailQueue, OutgoingMail } from '../../src/domain/notify/outbox.ts';
-import { testConfig, TEST_NOW } from '../support/app.ts';
+import type { Locale } from '../../src/i18n/index.ts';
+import { SITE, testConfig, TEST_NOW } from '../support/app.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { deleteKeys, testRedis, uniquePrefix } from '../support/redis.ts';
 
-/** Records what would be sent (the database stays real). */
+/** Records what would be sent. */
 class RecordingQueue implements MailQueue {
   readonly sent: OutgoingMail[] = [];
   async enqueue(_tx: unknown, mails: readonly OutgoingMail[]): Promise<string[]> {
     this.sent.push(...mails);
-    return mails.map((_, i) => String(this.sent.length - mails.length + i));
+    return mails.map(() => randomUUID());
   }
   async deliver(): Promise<void> {}
-  codeFor(email: string): string {
-    const mail = this.sent.filter((m) => m.to === email).at(-1);
+  to(email: string): OutgoingMail[] {
+    return this.sent.filter((m) => m.to === email);
+  }
+  last(email: string): OutgoingMail {
+    const mail = this.to(email).at(-1);
     assert.ok(mail, `a mail to ${email}`);
-    return /\b(\d{6})\b/.exec(mail.text)![1]!;
+    return mail;
+  }
+  codeFor(email: string): string {
+    return /\b(\d{6})\b/.exec(this.last(email).text)![1]!;
   }
   linkFor(email: string): string {
-    const mail = this.sent.filter((m) => m.to === email).at(-1)!;
-    return /\/sign-in\/link\/([A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
+    return /\/sign-in\/link\/([A-Za-z0-9_-]+)/.exec(this.last(email).text)![1]!;
   }
 }
 
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const reasonOf = (r: SignInResult) => (r.ok ? 'ok' : r.reason);
+const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
+
 let ipCounter = 0;
-const freshIp = () => `198.51.100.${++ipCounter}`;
+const freshIp = () => `10.1.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
+let emailCounter = 0;
+const freshEmail = (label = 'person') => `${label}-${++emailCounter}@example.com`;
+
+/** Fresh clock, limiter and mailbox per test, on the suite's database. */
+function harness(db: TestDatabase, limiter: RateLimitStore = new MemoryRateLimitStore()) {
+  const clock = new ManualClock(TEST_NOW);
+  const config = testConfig();
+  const mail = new RecordingQueue();
+  const sessions = new SessionService({ database: db.database, clock, config });
+  const signIn = new SignInService({ database: db.database, clock, config, limiter, mail, sessions });
+  const start = (email: string, extra: { returnTo?: string | null; ip?: string; locale?: Locale } = {}) =>
+    signIn.start({ email, ip: extra.ip ?? freshIp(), locale: extra.locale ?? 'en', returnTo: extra.returnTo ?? null });
+  const challenge = (id: string) => db.database.db.selectFrom('sign_in_challenges').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const sessionsOf = (email: string) =>
+    db.database.db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').select('s.id').where('u.email', '=', email).execute();
+  return { clock, config, mail, sessions, signIn, start, challenge, sessionsOf };
+}
+
+const rateLimited = (err: unknown) => {
+  assert.ok(err instanceof DomainError, String(err));
+  assert.equal(err.code, 'rate_limited');
+  assert.ok(Number(err.headers?.['retry-after']) >= 1, `retry-after: ${err.headers?.['retry-after']}`);
+  return true;
+};
 
 for (const target of databaseTargets()) {
-  describe(`sign-in and sessions (${target.name})`, () => {
+  describe(`sign-in (${target.name})`, () => {
     let db: TestDatabase;
-    let clock: ManualClock;
-    let mail: RecordingQueue;
-    let sessions: SessionService;
-    let signIn: SignInService;
-    const config = testConfig();
     before(async () => {
       db = await target.create();
-      clock = new ManualClock(TEST_NOW);
-      mail = new RecordingQueue();
-      sessions = new SessionService({ database: db.database, clock, config });
-      signIn = new SignInService({ database: db.database, clock, config, limiter: new MemoryRateLimitStore(), mail, sessions });
     });
     after(async () => db?.drop());
 
-    const start = (email: string, extra: { returnTo?: string | null; ip?: string } = {}) =>
-      signIn.start({ email, ip: extra.ip ?? freshIp(), locale: 'en', returnTo: extra.returnTo ?? null });
-
-    it('the right code signs in, creates the account, and returns a session that authenticates', async () => {
-      const { challengeId } = await start('Ana@Example.com', { returnTo: '/confirm/abc/pay' });
-      const result = await signIn.verifyCode({ challengeId, code: mail.codeFor('ana@example.com'), ip: freshIp() });
-      assert.ok(result.ok);
-      assert.equal(result.user.email, 'ana@example.com');
+    it('the right code signs in, creates the account with the language used, and returns a session that authenticates', async () => {
+      const h = harness(db);
+      const { challengeId } = await h.start('Ana.Right@Example.com', { returnTo: '/confirm/abc/pay', locale: 'es' });
+      assert.equal(await db.database.db.selectFrom('users').select('id').where('email', '=', 'ana.right@example.com').executeTakeFirst(), undefined, 'no account before sign-in');
+      const result = await h.signIn.verifyCode({ challengeId, code: h.mail.codeFor('ana.right@example.com'), ip: freshIp(), userAgent: 'Test/1' });
+      assert.ok(result.ok, reasonOf(result));
+      assert.equal(result.user.email, 'ana.right@example.com');
+      assert.equal(result.user.locale, 'es');
       assert.equal(result.returnTo, '/confirm/abc/pay');
-      const auth = await sessions.authenticate(result.session.token);
-      assert.equal(auth?.user.email, 'ana@example.com');
-      assert.equal(auth?.user.locale, 'en');
+      const stored = await db.database.db.selectFrom('users').select(['id', 'locale']).where('email', '=', 'ana.right@example.com').executeTakeFirstOrThrow();
+      assert.deepEqual(stored, { id: result.user.id, locale: 'es' });
+      const auth = await h.sessions.authenticate(result.session.token);
+      assert.equal(auth?.user.id, result.user.id);
+      assert.equal(auth?.user.locale, 'es');
+      assert.equal(result.session.expiresAt, new Date(Date.parse(TEST_NOW) + h.config.sessionMaxDays * 86_400_000).toISOString());
     });
 
-    it('stores the code and the link only as hashes, and the mail carries no return path', async () => {
-      const { challengeId } = await start('hash@example.com', { returnTo: '/confirm/secret-token/pay' });
-      const code = mail.codeFor('hash@example.com');
-      const link = mail.linkFor('hash@example.com');
-      const row = await db.database.db.selectFrom('sign_in_challenges').selectAll().where('id', '=', challengeId).executeTakeFirstOrThrow();
-      assert.ok(!JSON.stringify(row).includes(code), 'the code is not in the row');
-      assert.ok(!JSON.stringify(row).includes(link), 'the link token is not in the row');
-      const sent = mail.sent.at(-1)!;
-      assert.equal(sent.sensitive, true);
-      assert.ok(!sent.subject.includes(code), 'the subject (kept after sending) has no code');
-      assert.ok(!sent.text.includes('secret-token'));
+    it('accepts the code typed with spaces or a hyphen', async () => {
+      const h = harness(db);
+      const email = freshEmail('spaced');
+      const { challengeId } = await h.start(email);
+      const code = h.mail.codeFor(email);
+      const result = await h.signIn.verifyCode({ challengeId, code: ` ${code.slice(0, 3)}-${code.slice(3)} `, ip: freshIp() });
+      assert.ok(result.ok, reasonOf(result));
+    });
+
+    it('the email has the code, its 10 minutes, the link and an "ignore it" line, in both languages — and never the return path', async () => {
+      const h = harness(db);
+      for (const [locale, minutes, ignore] of [
+        ['en', '10 minutes', /did not ask.*ignore/i],
+        ['es', '10 minutos', /no has pedido.*ignora/i],
+      ] as const) {
+        const email = freshEmail(`mail-${locale}`);
+        await h.start(email, { locale, returnTo: '/confirm/private-intent-token/pay' });
+        const mail = h.mail.last(email);
+        const code = h.mail.codeFor(email);
+        assert.equal(mail.kind, 'sign_in');
+        assert.equal(mail.sensitive, true);
+        assert.match(mail.text, new RegExp(`\\b${code}\\b`));
+        assert.ok(mail.text.includes(minutes), mail.text);
+        assert.ok(mail.text.includes(`${SITE}/sign-in/link/${h.mail.linkFor(email)}`), mail.text);
+        assert.match(mail.text, ignore);
+        assert.ok(!mail.text.includes('private-intent-token') && !mail.subject.includes('private-intent-token'));
+        // The subject outlives the erased body in the outbox (docs/mail.md): no secret in it.
+        assert.ok(!mail.subject.includes(code));
+      }
+      assert.notEqual(h.mail.sent[0]!.subject, h.mail.sent[1]!.subject, 'each language has its own subject');
+    });
+
+    it('stores the code (scrypt) and the link (SHA-256) only as hashes; return_to only as a safe path', async () => {
+      const h = harness(db);
+      const email = freshEmail('hash');
+      const { challengeId, browserSecret } = await h.start(email, { returnTo: '//evil.example' });
+      const code = h.mail.codeFor(email);
+      const token = h.mail.linkFor(email);
+      const row = await h.challenge(challengeId);
+      const dump = JSON.stringify(row);
+      assert.ok(!dump.includes(code), 'the code is not in the row');
+      assert.ok(!dump.includes(token), 'the link token is not in the row');
+      assert.ok(!dump.includes(browserSecret), 'the browser secret is not in the row');
+      assert.notEqual(row.code_hash, sha256(code), 'not a fast hash of the code');
+      assert.match(row.code_hash, /^[0-9a-f]{64}$/);
+      assert.equal(row.link_hash, sha256(token));
+      assert.equal(row.browser_hash, sha256(browserSecret));
+      assert.equal(row.return_to, null, 'an unsafe return path is dropped');
     });
 
     it('five wrong codes lock the challenge for good, even for the right code', async () => {
-      const { challengeId } = await start('lock@example.com');
-      const right = mail.codeFor('lock@example.com');
-      const wrong = right === '000000' ? '111111' : '000000';
+      const h = harness(db);
+      const email = freshEmail('lock');
+      const { challengeId } = await h.start(email);
+      const right = h.mail.codeFor(email);
       const reasons: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const r = await signIn.verifyCode({ challengeId, code: wrong, ip: freshIp() });
+        const r = await h.signIn.verifyCode({ challengeId, code: wrongFor(right), ip: freshIp() });
         assert.ok(!r.ok);
         reasons.push(`${r.reason}:${r.attemptsLeft}`);
       }
       assert.deepEqual(reasons, ['wrong_code:4', 'wrong_code:3', 'wrong_code:2', 'wrong_code:1', 'locked:0']);
-      const late = await signIn.verifyCode({ challengeId, code: right, ip: freshIp() });
-      assert.deepEqual([late.ok, !late.ok && late.reason], [false, 'locked']);
+      assert.equal(reasonOf(await h.signIn.verifyCode({ challengeId, code: right, ip: freshIp() })), 'locked');
+      assert.equal((await h.challenge(challengeId)).attempts, 5, 'refused attempts on a locked challenge are not counted');
+      assert.equal(reasonOf(await h.signIn.verifyCode({ challengeId, code: 'abc', ip: freshIp() })), 'locked');
+      assert.equal((await h.sessionsOf(email)).length, 0);
+      // A new code is a new challenge.
+      const again = await h.start(email);
+      assert.ok((await h.signIn.verifyCode({ challengeId: again.challengeId, code: h.mail.codeFor(email), ip: freshIp() })).ok);
     });
 
-    it('a code expires after 10 minutes, and works only once', async () => {
-      const a = await start('expiry@example.com');
-      const codeA = mail.codeFor('expiry@example.com');
-      clock.advance(10 * 60_000);
-      const expired = await signIn.verifyCode({ challengeId: a.challengeId, code: codeA, ip: freshIp() });
-      assert.deepEqual([expired.ok, !expired.ok && expired.reason], [false, 'expired']);
-      const b = await start('expiry@example.com');
-      const codeB = mail.codeFor('expiry@example.com');
-      assert.ok((await signIn.verifyCode({ challengeId: b.challengeId, code: codeB, ip: freshIp() })).ok);
-      const again = await signIn.verifyCode({ challengeId: b.challengeId, code: codeB, ip: freshIp() });
-      assert.deepEqual([again.ok, !again.ok && again.reason], [false, 'used']);
+    it('concurrent wrong codes never count more than 5 attempts', async () => {
+      const h = harness(db);
+      const email = freshEmail('wrong-race');
+      const { challengeId } = await h.start(email);
+      const wrong = wrongFor(h.mail.codeFor(email));
+      const results = await Promise.all(Array.from({ length: 8 }, () => h.signIn.verifyCode({ challengeId, code: wrong, ip: freshIp() })));
+      assert.deepEqual(results.map(reasonOf).sort(), [...Array(4).fill('locked'), ...Array(4).fill('wrong_code')]);
+      assert.equal((await h.challenge(challengeId)).attempts, 5);
     });
 
-    it('of concurrent right codes exactly one signs in', async () => {
-      const { challengeId } = await start('race@example.com');
-      const code = mail.codeFor('race@example.com');
-      const results = await Promise.all(Array.from({ length: 5 }, () => signIn.verifyCode({ challengeId, code, ip: freshIp() })));
-      assert.equal(results.filter((r) => r.ok).length, 1);
-      const sessionsOfUser = await db.database.db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').select('s.id').where('u.email', '=', 'race@example.com').execute();
-      assert.equal(sessionsOfUser.length, 1);
+    it('a code works until its 10 minutes are up, and only once', async () => {
+      const h = harness(db);
+      const email = freshEmail('expiry');
+      const a = await h.start(email);
+      const codeA = h.mail.codeFor(email);
+      h.clock.advance(10 * 60_000);
+      const expired = await h.signIn.verifyCode({ challengeId: a.challengeId, code: codeA, ip: freshIp() });
+      assert.equal(reasonOf(expired), 'expired');
+      const b = await h.start(email);
+      const codeB = h.mail.codeFor(email);
+      h.clock.advance(10 * 60_000 - 1);
+      assert.ok((await h.signIn.verifyCode({ challengeId: b.challengeId, code: codeB, ip: freshIp() })).ok, 'still valid a millisecond before the end');
+      assert.equal(reasonOf(await h.signIn.verifyCode({ challengeId: b.challengeId, code: codeB, ip: freshIp() })), 'used');
+      assert.equal(reasonOf(await h.signIn.verifyCode({ challengeId: b.challengeId, code: wrongFor(codeB), ip: freshIp() })), 'used');
     });
 
-    it('the link completes only in the browser that asked; elsewhere it asks for the code and consumes nothing', async () => {
-      const { challengeId, browserSecret } = await start('link@example.com');
-      const token = mail.linkFor('link@example.com');
-      const scanner = await signIn.completeWithLink({ token, browserSecret: undefined, ip: freshIp() });
-      assert.deepEqual([scanner.ok, !scanner.ok && scanner.reason, !scanner.ok && scanner.challengeId], [false, 'other_browser', challengeId]);
-      const other = await signIn.completeWithLink({ token, browserSecret: 'A'.repeat(43), ip: freshIp() });
-      assert.equal(!other.ok && other.reason, 'other_browser');
-      const same = await signIn.completeWithLink({ token, browserSecret, ip: freshIp() });
-      assert.ok(same.ok, 'still usable in the asking browser');
-      const reuse = await signIn.completeWithLink({ token, browserSecret, ip: freshIp() });
-      assert.equal(!reuse.ok && reuse.reason, 'used');
+    it('unknown challenges and link tokens are reported as unknown', async () => {
+      const h = harness(db);
+      assert.equal(reasonOf(await h.signIn.verifyCode({ challengeId: randomUUID(), code: '123456', ip: freshIp() })), 'unknown');
+      assert.equal(reasonOf(await h.signIn.verifyCode({ challengeId: "x' OR 1=1 --", code: '123456', ip: freshIp() })), 'unknown');
+      assert.equal(reasonOf(await h.signIn.completeWithLink({ token: 'A'.repeat(43), browserSecret: 'B'.repeat(43), ip: freshIp() })), 'unknown');
+      assert.equal(reasonOf(await h.signIn.completeWithLink({ token: '../../etc', browserSecret: undefined, ip: freshIp() })), 'unknown');
     });
 
-    it('answers the same for known and unknown addresses (no enumeration)', async () => {
-      await db.database.db.insertInto('users').values({ id: crypto.randomUUID(), email: 'known@example.com', name: null, created_at: TEST_NOW, locale: null }).execute();
-      const known = await start('known@example.com');
-      const unknown = await start('nobody-yet@example.com');
-      assert.deepEqual(Object.keys(known).sort(), Object.keys(unknown).sort());
-      assert.equal(mail.sent.filter((m) => m.to === 'known@example.com').length, 1);
-      assert.equal(mail.sent.filter((m) => m.to === 'nobody-yet@example.com').length, 1);
-      assert.equal(mail.sent.at(-1)!.subject, mail.sent.at(-2)!.subject);
+    it('of five concurrent right codes exactly one signs in', async () => {
+      const h = harness(db);
+      const email = freshEmail('race');
+      const { challengeId } = await h.start(email);
+      const code = h.mail.codeFor(email);
+      const results = await Promise.all(Array.from({ length: 5 }, () => h.signIn.verifyCode({ challengeId, code, ip: freshIp() })));
+      assert.deepEqual(results.map(reasonOf).sort(), ['ok', 'used', 'used', 'used', 'used']);
+      assert.equal((await h.sessionsOf(email)).length, 1);
     });
 
-    it('limits sends per email (5 an hour) and per client address (20 an hour)', async () => {
-      for (let i = 0; i < 5; i++) await start('flood@example.com');
-      await assert.rejects(start('flood@example.com'), (err: { code?: string; headers?: Record<string, string> }) => err.code === 'rate_limited' && Number(err.headers?.['retry-after']) > 0);
-      const ip = freshIp();
-      for (let i = 0; i < 20; i++) await start(`spray-${i}@example.com`, { ip });
-      await assert.rejects(start('spray-x@example.com', { ip }), (err: { code?: string }) => err.code === 'rate_limited');
-      await assert.rejects(start('not an email'), (err: { code?: string }) => err.code === 'invalid_request');
+    it('the code and the link race for the same challenge: exactly one wins', async () => {
+      const h = harness(db);
+      const email = freshEmail('code-vs-link');
+      const { challengeId, browserSecret } = await h.start(email);
+      const code = h.mail.codeFor(email);
+      const token = h.mail.linkFor(email);
+      const results = await Promise.all([
+        h.signIn.verifyCode({ challengeId, code, ip: freshIp() }),
+        h.signIn.completeWithLink({ token, browserSecret, ip: freshIp() }),
+        h.signIn.verifyCode({ challengeId, code, ip: freshIp() }),
+        h.signIn.completeWithLink({ token, browserSecret, ip: freshIp() }),
+      ]);
+      assert.equal(results.filter((r) => r.ok).length, 1, results.map(reasonOf).join());
+      assert.equal((await h.sessionsOf(email)).length, 1);
     });
 
-    it('sessions end after 7 idle days or 30 days in all, at sign-out, and everywhere at once', async () => {
-      const user = (await db.database.db.selectFrom('users').select('id').where('email', '=', 'ana@example.com').executeTakeFirstOrThrow()).id;
-      const idle = await sessions.create(user, { ip: freshIp() });
-      const active = await sessions.create(user, { ip: freshIp() });
-      const t0 = clock.now().getTime();
-      for (let day = 1; day <= 29; day++) {
-        clock.set(t0 + day * 86_400_000);
-        assert.ok(await sessions.authenticate(active.token), `used daily, alive on day ${day}`);
+    it('the link signs in the browser that asked', async () => {
+      const h = harness(db);
+      const email = freshEmail('link');
+      const { browserSecret } = await h.start(email, { returnTo: '/consultations' });
+      const result = await h.signIn.completeWithLink({ token: h.mail.linkFor(email), browserSecret, ip: freshIp() });
+      assert.ok(result.ok, reasonOf(result));
+      assert.equal(result.user.email, email);
+      assert.equal(result.returnTo, '/consultations');
+      assert.ok(await h.sessions.authenticate(result.session.token));
+      assert.equal(reasonOf(await h.signIn.completeWithLink({ token: h.mail.linkFor(email), browserSecret, ip: freshIp() })), 'used');
+    });
+
+    it('the link in another browser (or a mail scanner) asks for the code and uses nothing up', async () => {
+      const h = harness(db);
+      const email = freshEmail('scanned');
+      const { challengeId, browserSecret } = await h.start(email);
+      const token = h.mail.linkFor(email);
+      const scanner = await h.signIn.completeWithLink({ token, browserSecret: undefined, ip: freshIp() });
+      assert.deepEqual(scanner, { ok: false, reason: 'other_browser', challengeId, attemptsLeft: 5, email });
+      const other = await h.signIn.completeWithLink({ token, browserSecret: browserSecret.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')), ip: freshIp() });
+      assert.equal(reasonOf(other), 'other_browser');
+      const row = await h.challenge(challengeId);
+      assert.deepEqual([row.consumed_at, row.attempts], [null, 0]);
+      assert.equal((await h.sessionsOf(email)).length, 0);
+      // The other browser types the code from the same email.
+      const byCode = await h.signIn.verifyCode({ challengeId, code: h.mail.codeFor(email), ip: freshIp() });
+      assert.ok(byCode.ok, reasonOf(byCode));
+    });
+
+    it('answers the same for known and unknown addresses, and emails both (no enumeration)', async () => {
+      const h = harness(db);
+      const known = freshEmail('known');
+      const unknown = freshEmail('unknown');
+      await db.database.db.insertInto('users').values({ id: randomUUID(), email: known, name: null, created_at: TEST_NOW, locale: 'es' }).execute();
+      const a = await h.start(known);
+      const b = await h.start(unknown);
+      assert.deepEqual(Object.keys(a).sort(), ['browserSecret', 'challengeId']);
+      assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort());
+      assert.equal(a.browserSecret.length, b.browserSecret.length);
+      assert.equal(h.mail.to(known).length, 1);
+      assert.equal(h.mail.to(unknown).length, 1);
+      const [ma, mb] = [h.mail.last(known), h.mail.last(unknown)];
+      assert.equal(ma.subject, mb.subject);
+      const shape = (m: OutgoingMail) => m.text.replace(/\d{6}/, 'CODE').replace(/link\/[\w-]+/, 'link/TOKEN');
+      assert.equal(shape(ma), shape(mb), 'the same email, word for word');
+    });
+
+    it('refuses an invalid address with an error on /email', async () => {
+      const h = harness(db);
+      for (const bad of ['not an email', '', 'a@', `${'a'.repeat(250)}@example.com`]) {
+        await assert.rejects(h.start(bad), (err: unknown) => {
+          assert.ok(err instanceof DomainError);
+          assert.equal(err.code, 'invalid_request');
+          assert.equal(err.errors?.[0]?.pointer, '/email');
+          return true;
+        });
       }
-      assert.equal(await sessions.authenticate(idle.token), null, 'idle for 7+ days');
-      clock.set(t0 + 30 * 86_400_000);
-      assert.equal(await sessions.authenticate(active.token), null, 'past its absolute end');
-      const a = await sessions.create(user, { ip: freshIp() });
-      const b = await sessions.create(user, { ip: freshIp() });
-      await sessions.signOut(a.token);
-      assert.equal(await sessions.authenticate(a.token), null);
-      assert.ok(await sessions.authenticate(b.token));
-      assert.ok((await sessions.signOutEverywhere(user)) >= 1);
-      assert.equal(await sessions.authenticate(b.token), null);
-      assert.equal(await sessions.authenticate('not-a-token'), null);
+      assert.equal(h.mail.sent.length, 0);
     });
 
-    it('writes last_seen_at at most once a minute, and purges what has ended', async () => {
-      const user = (await db.database.db.selectFrom('users').select('id').where('email', '=', 'ana@example.com').executeTakeFirstOrThrow()).id;
-      const s = await sessions.create(user, { ip: freshIp() });
-      const seen = async () => (await db.database.db.selectFrom('sessions').select('last_seen_at').where('id', '=', s.id).executeTakeFirstOrThrow()).last_seen_at;
-      const first = await seen();
-      clock.advance(30_000);
-      await sessions.authenticate(s.token);
-      assert.equal(await seen(), first);
-      clock.advance(31_000);
-      await sessions.authenticate(s.token);
-      assert.notEqual(await seen(), first);
-      clock.advance(40 * 86_400_000);
-      assert.ok((await sessions.purgeExpired()) > 0);
-      assert.equal((await db.database.db.selectFrom('sessions').select('id').where('id', '=', s.id).execute()).length, 0);
+    it('limits sends per address: 5 an hour, 20 a day', async () => {
+      const h = harness(db);
+      const email = freshEmail('flood');
+      for (let i = 0; i < 5; i++) await h.start(email);
+      await assert.rejects(h.start(email), rateLimited);
+      await assert.rejects(h.start(email.toUpperCase()), rateLimited, 'the address is normalised before counting');
+      assert.equal(h.mail.to(email).length, 5, 'a refused send sends nothing');
+      for (let hour = 1; hour <= 3; hour++) {
+        h.clock.advance(3_600_000);
+        for (let i = 0; i < 5; i++) await h.start(email);
+      }
+      h.clock.advance(3_600_000);
+      await assert.rejects(h.start(email), (err: unknown) => {
+        rateLimited(err);
+        // Refused by the day window: retry-after runs to the next UTC midnight, hours away.
+        assert.ok(Number((err as DomainError).headers?.['retry-after']) > 3_600);
+        return true;
+      });
+      assert.equal(h.mail.to(email).length, 20);
+    });
+
+    it('limits sends per client address: 20 an hour', async () => {
+      const h = harness(db);
+      const ip = freshIp();
+      for (let i = 0; i < 20; i++) await h.start(freshEmail('spray'), { ip });
+      await assert.rejects(h.start(freshEmail('spray'), { ip }), rateLimited);
+      await h.start(freshEmail('spray'), { ip: freshIp() });
+      h.clock.advance(3_600_000);
+      await h.start(freshEmail('spray'), { ip });
+    });
+
+    it('limits code attempts per client address: 30 an hour, on top of 5 per challenge', async () => {
+      const h = harness(db);
+      const ip = freshIp();
+      const challenges: Array<{ challengeId: string; code: string }> = [];
+      for (let i = 0; i < 7; i++) {
+        const email = freshEmail('guess');
+        const { challengeId } = await h.start(email);
+        challenges.push({ challengeId, code: h.mail.codeFor(email) });
+      }
+      for (let i = 0; i < 30; i++) {
+        const c = challenges[Math.floor(i / 5)]!;
+        await h.signIn.verifyCode({ challengeId: c.challengeId, code: wrongFor(c.code), ip });
+      }
+      const last = challenges[6]!;
+      await assert.rejects(h.signIn.verifyCode({ challengeId: last.challengeId, code: last.code, ip }), rateLimited);
+      await assert.rejects(h.signIn.completeWithLink({ token: 'A'.repeat(43), browserSecret: undefined, ip }), rateLimited);
+      assert.equal((await h.challenge(last.challengeId)).attempts, 0, 'a refused attempt is not counted on the challenge');
+      assert.ok((await h.signIn.verifyCode({ challengeId: last.challengeId, code: last.code, ip: freshIp() })).ok);
     });
   });
 }
+
+describe('sign-in limits with the Redis store', () => {
+  it('counts per hashed address in Redis: no raw address in any key', async (t) => {
+    const redis = await testRedis();
+    if (redis.url === null) return t.skip(redis.skip);
+    const target = databaseTargets()[0]!;
+    const db = await target.create();
+    const prefix = uniquePrefix('signin');
+    const limiter = new RedisRateLimitStore({ url: redis.url, prefix });
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
+    try {
+      const h = harness(db, limiter);
+      const email = freshEmail('redis');
+      for (let i = 0; i < 5; i++) await h.start(email);
+      await assert.rejects(h.start(email), rateLimited);
+      const keys = await client.keys(`${prefix}:*`);
+      assert.ok(keys.some((k) => k.includes(`signin:email:${sha256(email)}`)), keys.join('\n'));
+      assert.ok(!keys.some((k) => k.includes(email) || k.includes('@')), keys.join('\n'));
+    } finally {
+      client.disconnect();
+      await limiter.close();
+      await deleteKeys(redis.url, prefix);
+      await db.drop();
+    }
+  });
+});

@@ -77,11 +77,18 @@ export async function setUserLocale(db: Executor, userId: string, locale: string
   await db.updateTable('users').set({ locale }).where('id', '=', userId).execute();
 }
 
-/** Deletes up to `limit` challenges and sessions that ended before `beforeIso`; returns how many. */
-export async function purgeEndedIdentityRows(db: Executor, beforeIso: string, limit: number): Promise<number> {
-  const challenges = db.selectFrom('sign_in_challenges').select('id').where('expires_at', '<', beforeIso).limit(limit);
+/**
+ * Deletes up to `limit` challenges and up to `limit` sessions that ended before `endedBefore`
+ * (past their expiry, or revoked), and sessions last seen before `idleBefore`; returns how many.
+ */
+export async function purgeEndedIdentityRows(db: Executor, cutoffs: { endedBefore: string; idleBefore: string }, limit: number): Promise<number> {
+  const challenges = db.selectFrom('sign_in_challenges').select('id').where('expires_at', '<', cutoffs.endedBefore).limit(limit);
   const c = await db.deleteFrom('sign_in_challenges').where('id', 'in', challenges).executeTakeFirst();
-  const sessions = db.selectFrom('sessions').select('id').where('expires_at', '<', beforeIso).limit(limit);
+  const sessions = db
+    .selectFrom('sessions')
+    .select('id')
+    .where((eb) => eb.or([eb('expires_at', '<', cutoffs.endedBefore), eb('revoked_at', '<', cutoffs.endedBefore), eb('last_seen_at', '<', cutoffs.idleBefore)]))
+    .limit(limit);
   const s = await db.deleteFrom('sessions').where('id', 'in', sessions).executeTakeFirst();
   return Number(c.numDeletedRows) + Number(s.numDeletedRows);
 }

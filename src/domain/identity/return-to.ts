@@ -1,10 +1,11 @@
-/**
- * Where to send a person after sign-in: only a path on our own origin. Anything that a browser
- * could read as another origin (`//evil`, `/\evil`, `https:`), control characters, or encoded
- * tricks that decode to those, is refused (open-redirect protection).
- */
 const MAX_LENGTH = 512;
 
+/**
+ * Where to send a person after sign-in: only a path on our own origin, returned normalised
+ * (path and query; no fragment), or null. Anything that a browser could read as another origin
+ * (`//evil`, `/\evil`, `https:`, `/..//evil`), control characters, encoded tricks that decode
+ * to those, and values over 512 characters are refused (open-redirect protection).
+ */
 export function safeReturnTo(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LENGTH) return null;
   if (!value.startsWith('/')) return null;
@@ -29,5 +30,7 @@ export function safeReturnTo(value: unknown): string | null {
     return null;
   }
   if (url.origin !== base) return null;
-  return `${url.pathname}${url.search}`;
+  const path = `${url.pathname}${url.search}`;
+  // Dot segments can collapse into a leading `//` (`/..//evil` → `//evil`): check the result too.
+  return path.startsWith('//') || path.length > MAX_LENGTH ? null : path;
 }

@@ -73,8 +73,13 @@ export class SessionService {
     await revokeSessionByTokenHash(this.deps.database.db, sha256(token), this.deps.clock.now().toISOString());
   }
 
-  /** Ends every session of the user (sign-out everywhere; suspension will call it too). Returns how many. */
+  /** Ends every session of the user, at their own request. Returns how many. */
   signOutEverywhere(userId: string): Promise<number> {
+    return this.revokeAllForUser(userId);
+  }
+
+  /** Ends every session of the user: what suspending them will call. Returns how many. */
+  revokeAllForUser(userId: string): Promise<number> {
     return revokeSessionsOfUser(this.deps.database.db, userId, this.deps.clock.now().toISOString());
   }
 
@@ -83,12 +88,19 @@ export class SessionService {
     return setUserLocale(this.deps.database.db, userId, locale);
   }
 
-  /** Deletes challenges and sessions that ended a day ago or more, in bounded batches. */
+  /**
+   * Deletes sign-in challenges and sessions that ended (expired, revoked or idle) a day ago or
+   * more, in bounded batches. The day's grace lets a late visitor still be told "expired".
+   */
   async purgeExpired(batch = 1000): Promise<number> {
-    const before = new Date(this.deps.clock.now().getTime() - DAY_MS).toISOString();
+    const cutoffMs = this.deps.clock.now().getTime() - DAY_MS;
+    const cutoffs = {
+      endedBefore: new Date(cutoffMs).toISOString(),
+      idleBefore: new Date(cutoffMs - this.deps.config.sessionIdleDays * DAY_MS).toISOString(),
+    };
     let total = 0;
     for (;;) {
-      const n = await purgeEndedIdentityRows(this.deps.database.db, before, batch);
+      const n = await purgeEndedIdentityRows(this.deps.database.db, cutoffs, batch);
       total += n;
       if (n < batch) return total;
     }

@@ -43,7 +43,14 @@ export const SIGN_IN_LIMITS = {
 
 export type SignInResult =
   | { ok: true; user: { id: string; email: string; locale: string | null }; session: { token: string; expiresAt: string }; returnTo: string | null }
-  | { ok: false; reason: 'wrong_code' | 'locked' | 'expired' | 'used' | 'unknown' | 'other_browser'; attemptsLeft?: number; challengeId?: string };
+  | {
+      ok: false;
+      reason: 'wrong_code' | 'locked' | 'expired' | 'used' | 'unknown' | 'other_browser';
+      attemptsLeft?: number;
+      challengeId?: string;
+      /** With `other_browser` only: the address the code went to (the link's holder received it). */
+      email?: string;
+    };
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const hashCode = async (code: string, challengeId: string) => (await scryptAsync(code, challengeId, 32, SCRYPT)).toString('hex');
@@ -150,7 +157,7 @@ export class SignInService {
     if (dead) return { ok: false, reason: dead, challengeId: challenge.id };
     // Another browser (or a scanner): ask for the code, and leave the challenge as it was.
     if (!input.browserSecret || !sameHex(sha256(input.browserSecret), challenge.browser_hash)) {
-      return { ok: false, reason: 'other_browser', challengeId: challenge.id, attemptsLeft: MAX_CODE_ATTEMPTS - challenge.attempts };
+      return { ok: false, reason: 'other_browser', challengeId: challenge.id, attemptsLeft: MAX_CODE_ATTEMPTS - challenge.attempts, email: challenge.email };
     }
     return this.complete(challenge, input);
   }
