@@ -14,7 +14,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, F
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../config.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, ERROR_CODES } from '../domain/errors.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../i18n/index.ts';
 import { SiteAssets } from './assets.ts';
 import type { SiteContext, SiteUser } from './context.ts';
@@ -199,6 +199,10 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       if (error.code === 'rate_limited') return show(429, t.errors.tooManyTitle, t.errors.tooMany(Number(error.headers?.['retry-after'] ?? 60)));
       if (error.code === 'not_found') return show(404, t.errors.notFoundTitle, t.errors.notFound);
       if (error.code === 'invalid_request') return show(400, t.errors.badRequestTitle, t.errors.badRequest);
+      // A dependency down (the payment provider, say): nothing happened; try again shortly.
+      if (error.code === 'service_unavailable') return show(503, t.errors.serverTitle, t.errors.server);
+      const status = ERROR_CODES[error.code].status;
+      if (status < 500) return show(status, t.errors.badRequestTitle, t.errors.badRequest);
     }
     if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'SITE_CROSS_ORIGIN') {
       return show(403, t.errors.formExpiredTitle, t.errors.formExpired);

@@ -97,11 +97,15 @@ for (const target of databaseTargets()) {
       await page.locator('form[action="/sign-in/code"] button[type="submit"]').click();
     }
 
-    async function payWith(page: Page, number: string): Promise<void> {
+    async function fillCard(page: Page, number: string): Promise<void> {
       await page.fill('#f-number', number);
       await page.fill('#f-expiry', '12/30');
       await page.fill('#f-cvc', '123');
-      await page.locator('form[action$="/pay"] button[type="submit"]').click();
+    }
+    const payButton = (page: Page) => page.locator('form[action$="/pay"] button[type="submit"]');
+    async function payWith(page: Page, number: string): Promise<void> {
+      await fillCard(page, number);
+      await payButton(page).click();
     }
 
     async function axe(page: Page, label: string): Promise<string[]> {
@@ -225,10 +229,8 @@ for (const target of databaseTargets()) {
       assert.equal((await axe(page, 'pay, declined')).join('\n'), '');
       const polled = (await (await fetch(`${server.url}/api/v1/booking-intents/${intent.id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { status: string };
       assert.equal(polled.status, 'pending');
-      await page.fill('#f-number', '4242 4242 4242 4242');
-      await page.fill('#f-expiry', '12/30');
-      await page.fill('#f-cvc', '123');
-      await page.locator('form[action$="/pay"] button[type="submit"]').dblclick();
+      await fillCard(page, '4242 4242 4242 4242');
+      await payButton(page).dblclick();
       await page.waitForURL(`**/confirm/${intent.token}`);
       assert.match(await page.locator('h1').innerText(), /booked/);
       const attempts = await server.database.db.selectFrom('payment_attempts').select(['status']).where('booking_intent_id', '=', intent.id).execute();
@@ -266,11 +268,9 @@ for (const target of databaseTargets()) {
       await page.goto(intent.url);
       await signIn(page, 'ana@example.com');
       await page.waitForURL(`**/confirm/${intent.token}/pay`);
-      await page.fill('#f-number', '4242 4242 4242 4242');
-      await page.fill('#f-expiry', '12/30');
-      await page.fill('#f-cvc', '123');
+      await fillCard(page, '4242 4242 4242 4242');
       clock.advance(16 * 60_000);
-      await page.locator('form[action$="/pay"] button[type="submit"]').click();
+      await payButton(page).click();
       await page.waitForURL(`**/confirm/${intent.token}`);
       assert.match(await page.locator('main').innerText(), /expired|Nothing was charged/);
       const row = await server.database.db.selectFrom('booking_intents').select(['status', 'confirmed_at']).where('id', '=', intent.id).executeTakeFirstOrThrow();

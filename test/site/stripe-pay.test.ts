@@ -63,5 +63,18 @@ for (const target of databaseTargets()) {
       assert.match(pageText(done.body), /Your consultation is booked/);
       assert.match(pageText(done.body), /See it in My consultations/, 'the payer owns it now');
     });
+
+    it('when Stripe cannot be reached, the pay button answers a 503 page that says nothing was charged', async () => {
+      const h = await hold(ctx, lawyer, '2026-11-24', '11');
+      const c = new SiteClient(ctx.app.fastify, 'http://consulta.test', { 'accept-language': 'en' });
+      const { token } = await ctx.app.services.sessions.create((await ctx.database.db.selectFrom('users').select('id').where('email', '=', 'maria@example.com').executeTakeFirstOrThrow()).id, { ip: '127.0.0.1' });
+      c.cookies.set('consulta_session', token);
+      await c.get(`/confirm/${h.token}/pay`);
+      await standIn.close();
+      const res = await c.post(`/confirm/${h.token}/pay`, {});
+      assert.equal(res.statusCode, 503);
+      assert.match(pageText(res.body), /Nothing was charged/);
+      assert.doesNotMatch(res.body, /at [\w.]+ \(/, 'no stack trace');
+    });
   });
 }
