@@ -3,7 +3,7 @@
 // - [data-countdown] counts down to its data-deadline (ISO) each second.
 (function () {
   'use strict';
-  var lang = document.documentElement.lang || 'es';
+  var lang = document.documentElement.lang === 'en' ? 'en-GB' : 'es-ES';
   document.querySelectorAll('time[data-local]').forEach(function (el) {
     var when = new Date(el.getAttribute('datetime'));
     if (isNaN(when.getTime())) return;
