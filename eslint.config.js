@@ -26,7 +26,7 @@ export default tseslint.config(
   {
     // The site's small browser scripts (progressive enhancement).
     files: ['src/site/assets/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { document: 'readonly', window: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: { sourceType: 'script', globals: { document: 'readonly', window: 'readonly', setTimeout: 'readonly', navigator: 'readonly' } },
   },
   {
     // The one reviewed file that may render raw HTML (none does yet).

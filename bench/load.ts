@@ -18,6 +18,10 @@ export interface LoadOptions {
   warmup: number;
   /** Sent with every request (e.g. an API key once the service requires or rate-limits by one). */
   headers?: Record<string, string>;
+  /** GET unless set (the MCP scenario POSTs one JSON-RPC request). */
+  method?: 'GET' | 'POST';
+  /** The request body, sent with every request. */
+  body?: string;
 }
 
 export interface Target {
@@ -67,7 +71,8 @@ function fire(target: Target, paths: readonly string[], load: LoadOptions, secon
   let next = 0;
   options.requests = [
     {
-      method: 'GET',
+      method: load.method ?? 'GET',
+      ...(load.body === undefined ? {} : { body: load.body }),
       setupRequest: (request) => {
         if (paths.length > 1) request.path = paths[next++ % paths.length];
         request.headers = { ...request.headers, [FORWARDED_FOR]: nextClientAddress() };

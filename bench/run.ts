@@ -22,6 +22,7 @@ import { renderProfile, summarizeProfile, type ProfileSummary } from './profile.
 import { anomalies, memoryTable, scaleTable, scenarioTable, type MemoryRow, type ScaleRow, type ScenarioResult } from './report.ts';
 import { RSS_TARGET_MB, SCALE_TARGET, SCENARIOS, SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO, type ScenarioSpec } from './scenarios.ts';
 import { benchDatabase, type BenchDatabase } from './seed.ts';
+import { MCP_SCENARIO, mcpBench, mcpTable } from './mcp.ts';
 
 const BENCH_DIR = path.join(ROOT, '.bench');
 
@@ -443,17 +444,23 @@ async function main(): Promise<void> {
   }
 
   const notes: string[] = [];
-  const main = await mainBench(options, mainDb, notes);
+  // `--only mcp` selects none of the main table's scenarios.
+  const main = selected(options, SCENARIOS).length > 0 ? await mainBench(options, mainDb, notes) : { results: [], memoryRows: [], ids: 0, logBytes: 0 };
 
   const cold = options.skipCold ? [] : await coldRun(options, mainDb, main.results, notes);
+
+  // MCP: tools/call search_lawyers with an OAuth token, against its own raw baseline (bench/mcp.ts).
+  const runMcp = options.only.length === 0 || options.only.some((o) => MCP_SCENARIO.toLowerCase().includes(o));
+  const mcp = runMcp ? await mcpBench(mainDb, { load: options.load, quick: options.quick, quietWaitMs: options.quietWaitMs, serverEnv: options.serverEnv }) : null;
 
   const scaleRuns: Awaited<ReturnType<typeof scaleRun>>[] = [];
   for (const db of scaleDbs) scaleRuns.push(await scaleRun(options, db, notes));
 
-  process.stdout.write(`\n## Hot read endpoints, ${mainDb.lawyers.toLocaleString('en')} lawyers (SQLite)\n\n${scenarioTable(main.results)}\n`);
+  if (main.results.length > 0) process.stdout.write(`\n## Hot read endpoints, ${mainDb.lawyers.toLocaleString('en')} lawyers (SQLite)\n\n${scenarioTable(main.results)}\n`);
   if (cold.length > 0) {
     process.stdout.write(`\n## Cold cache (informational: raw figures from the table above)\n\n${scenarioTable(cold)}\n`);
   }
+  if (mcp) process.stdout.write(`\n## MCP, ${mainDb.lawyers.toLocaleString('en')} lawyers (SQLite)\n\n${mcpTable(mcp)}\n`);
   const memoryRows = [...main.memoryRows];
   let scaleRows: ScaleRow[] = [];
   if (scaleRuns.length >= 2) {
@@ -491,12 +498,14 @@ async function main(): Promise<void> {
       });
     }
   }
-  process.stdout.write(`\n## Server memory\n\n${memoryTable(memoryRows)}\n`);
+  if (memoryRows.length > 0) process.stdout.write(`\n## Server memory\n\n${memoryTable(memoryRows)}\n`);
   if (notes.length) process.stdout.write(`\nAnomalies (non-2xx answers or socket errors during load):\n${notes.map((n) => `  - ${n}`).join('\n')}\n`);
   const missed = [
     ...main.results.filter((r) => !r.pass).map((r) => `${r.name}: ${(r.ratio * 100).toFixed(0)} % of raw (target ${(r.target * 100).toFixed(0)} %)`),
     ...scaleRows.filter((r) => r.pass === false).map((r) => `${r.name}: p50 grows ${r.ratio.toFixed(2)} × (target ≤ ${SCALE_TARGET} ×)`),
     ...memoryRows.filter((r) => r.pass === false).map((r) => `RSS with ${r.lawyers} lawyers: ${r.peakRssMb.toFixed(0)} MB (target < ${r.targetMb} MB)`),
+    ...(mcp && !mcp.pass ? [`${mcp.name}: ${(mcp.ratio * 100).toFixed(0)} % of raw (target ${(mcp.target * 100).toFixed(0)} %)`] : []),
+    ...(mcp && !mcp.tokenCheckPass ? [`cached token check: ${(mcp.tokenCheck.cachedMs * 1000).toFixed(1)} µs (target ≤ 50 µs)`] : []),
   ];
   process.stdout.write(missed.length ? `\nTargets missed:\n${missed.map((m) => `  ✗ ${m}`).join('\n')}\n` : '\nAll targets met.\n');
 
@@ -511,6 +520,7 @@ async function main(): Promise<void> {
     targets: { search: 0.3, lawyer: 0.4, reference: 0.7, scale_p50_ratio: SCALE_TARGET, rss_mb: RSS_TARGET_MB },
     scenarios: main.results,
     cold,
+    mcp,
     app_log_bytes: main.logBytes,
     scale: { runs: scaleRuns.map((r) => ({ lawyers: r.lawyers, peak_rss_mb: r.peakRssMb, max_rss_under_load_mb: r.maxRssUnderLoadMb, search: r.search })), rows: scaleRows },
     memory: memoryRows,

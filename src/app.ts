@@ -17,7 +17,8 @@ import { createRateLimitStore, type RateLimitStore } from './domain/access/rate-
 import { RequestLog } from './domain/access/request-log.ts';
 import { UsageService } from './domain/access/usage.service.ts';
 import { BookingService } from './domain/booking/booking.service.ts';
-import { SmtpMailer } from './domain/notify/mailer.ts';
+import { SmtpMailer, createMailer } from './domain/notify/mailer.ts';
+import { Notifier } from './domain/notify/notifier.ts';
 import { MailOutbox } from './domain/notify/mail-outbox.ts';
 import { IdempotencyService } from './domain/booking/idempotency.ts';
 import { PaymentsService } from './domain/payments/payments.service.ts';
@@ -45,6 +46,28 @@ import { accountArea } from './site/account/account.routes.ts';
 import { SessionService } from './domain/identity/session.service.ts';
 import { SignInService } from './domain/identity/sign-in.service.ts';
 import { opsRoutes } from './site/ops.routes.ts';
+import { AccountsService } from './domain/access/accounts.service.ts';
+import { FirmInvitationsService } from './domain/access/firm-invitations.service.ts';
+import { WebhookEndpointsService } from './domain/webhooks/endpoints.service.ts';
+import type { DashboardDeps } from './site/dashboard-deps.ts';
+import { RequestHistoryService } from './domain/access/request-history.service.ts';
+import { keysArea } from './site/developer/keys.routes.ts';
+import { webhooksArea } from './site/developer/webhooks.routes.ts';
+import { requestsArea } from './site/developer/requests.routes.ts';
+import { firmsArea } from './site/firms/firms.routes.ts';
+import { operatorArea } from './site/operator/operator.routes.ts';
+import { passkeysArea } from './site/account/passkeys.routes.ts';
+import { PasskeysService } from './domain/identity/passkeys.service.ts';
+import { ConnectedAppsService } from './domain/oauth/connected-apps.service.ts';
+import { DatabaseAccessTokenVerifier, type AccessTokenVerifier } from './domain/oauth/access-token-verifier.ts';
+import { createProvider } from './oauth/provider.ts';
+import { oauthRoutes } from './oauth/oauth.routes.ts';
+import type { OutboundOptions } from './oauth/safe-fetch.ts';
+import { consentArea } from './site/oauth/consent.routes.ts';
+import { AgentLimits } from './domain/oauth/agent-limits.ts';
+import { mcpRoutes } from './mcp/mcp.routes.ts';
+import { toolDefinitions } from './mcp/tools.ts';
+import { OperatorService } from './domain/operator/operator.service.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -56,6 +79,8 @@ export interface AppDeps {
   deprecatedRoutes?: readonly DeprecatedRoute[];
   /** Rate-limit counters; by default Redis when REDIS_URL is set, else memory. Closed with the app. */
   limiter?: RateLimitStore;
+  /** How the authorization server fetches Client ID Metadata Documents (tests: a local HTTPS host). */
+  oauthOutbound?: OutboundOptions;
 }
 
 export interface App {
@@ -66,6 +91,9 @@ export interface App {
     directory: DirectoryService;
     directoryCache: DirectoryCache;
     keys: KeysService;
+    accounts: AccountsService;
+    webhooks: WebhookEndpointsService;
+    usage: UsageService;
     access: AccessService;
     requestLog: RequestLog;
     limiter: RateLimitStore;
@@ -77,6 +105,11 @@ export interface App {
     sessions: SessionService;
     signIn: SignInService;
     consultations: ConsultationsService;
+    passkeys: PasskeysService;
+    /** AI apps people connected over OAuth: listing and revocation. */
+    connectedApps: ConnectedAppsService;
+    /** Checks OAuth access tokens presented to the MCP server. */
+    accessTokens: AccessTokenVerifier;
   };
 }
 
@@ -223,7 +256,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
 
   const limiter = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
-  const keys = new KeysService({ database, clock });
+  // Firm notices ("key creator left") are stored, then emailed like the CLI's: SMTP when set, else the log.
+  const noticeMailer = createMailer(config, fastify.log);
+  fastify.addHook('onClose', async () => {
+    await noticeMailer.close();
+  });
+  const accounts = new AccountsService({ database, clock, notifier: new Notifier({ database, clock, mailer: noticeMailer, logger: fastify.log }) });
+  const keys = new KeysService({ database, clock, accounts });
   const access = new AccessService({
     keys,
     limiter,
@@ -281,6 +320,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail });
   const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log });
 
+  const usage = new UsageService({ database, clock, limiter });
+  const webhooks = new WebhookEndpointsService({ database, clock, config, accounts });
+
   await fastify.register(
     async (api) => {
       // CORS preflight, for any API path (the request hook adds the allow-origin header).
@@ -288,7 +330,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await api.register(lawyerRoutes, { directory });
       await api.register(referenceRoutes, { directory });
       await api.register(bookingRoutes, { booking });
-      await api.register(keyRoutes, { usage: new UsageService({ database, clock, limiter }) });
+      await api.register(keyRoutes, { usage });
       api.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
         reply.header('cache-control', 'public, max-age=300').send(fastify.swagger()),
       );
@@ -297,6 +339,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   await fastify.register(opsRoutes, { config, database });
+  // The OAuth authorization server (/oauth) and what the MCP endpoint checks its tokens with.
+  const accessTokens = new DatabaseAccessTokenVerifier({ database, clock, audience: config.mcpUrl });
+  const connectedApps = new ConnectedAppsService({ database, clock, resource: config.mcpUrl, verifier: accessTokens });
+  const oauthProvider = await createProvider({ config, database, clock, outbound: deps.oauthOutbound });
+  await fastify.register(
+    oauthRoutes({ provider: oauthProvider, config, limiter, clock, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; client registration let through') }),
+  );
   const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
   const sessions = new SessionService({ database, clock, config });
   const signIn = new SignInService({
@@ -308,6 +357,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessions,
     onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; sign-in let through'),
   });
+  const cookies = siteCookies(config.siteUrl);
+  const passkeys = new PasskeysService({
+    database,
+    clock,
+    config,
+    limiter,
+    sessions,
+    onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; passkey sign-in let through'),
+  });
+  const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }) };
   await fastify.register(sitePlugin, {
     config,
     sessions,
@@ -317,7 +376,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       docsArea(config),
       testModeArea,
       confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
-      accountArea({ config, cookies: siteCookies(config.siteUrl), signIn, sessions, consultations }),
+      accountArea({ config, cookies, signIn, sessions, consultations }),
+      keysArea(dashboard),
+      webhooksArea(dashboard),
+      requestsArea(dashboard),
+      firmsArea(dashboard),
+      operatorArea(dashboard),
+      passkeysArea(dashboard),
+      consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -329,5 +395,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Stripe's signed events; the demo provider has none.
   if (config.paymentProvider === 'stripe') await fastify.register(stripeWebhookRoutes, { payments, siteUrl: config.siteUrl });
 
-  return { fastify, routes, services: { directory, directoryCache, keys, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations } };
+  // The MCP server at MCP_URL: the same services as the API, for the person who connected the app.
+  const agentLimits = new AgentLimits({
+    limiter,
+    clock,
+    multiplier: config.rateLimitMultiplier,
+    onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; MCP call let through'),
+  });
+  await fastify.register(
+    mcpRoutes({
+      config,
+      verifier: accessTokens,
+      server: {
+        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts }),
+        admitCall: (userId, clientId) => agentLimits.admitCall(userId, clientId),
+        requestLog,
+        clock,
+        newRequestId,
+      },
+      onError: (err) => fastify.log.error({ err }, 'MCP request failed'),
+    }),
+  );
+
+  return { fastify, routes, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens } };
 }

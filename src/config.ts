@@ -94,6 +94,13 @@ export interface Config {
   readonly sessionIdleDays: number;
   /** A signed-in session ends this many days after sign-in, used or not. */
   readonly sessionMaxDays: number;
+  /** Lifetime of an OAuth access token for the MCP server (opaque, audience MCP_URL). */
+  readonly oauthAccessTokenTtlSeconds: number;
+  /**
+   * Keys that sign the authorization server's cookies (first signs, all verify: rotation).
+   * Random per process when unset, which is only right for one process.
+   */
+  readonly oauthCookieKeys: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -177,6 +184,14 @@ function secondsList(env: Env, name: string, fallback: readonly number[]): reado
   return Object.freeze(values);
 }
 
+/** OAUTH_COOKIE_KEYS: comma-separated secrets of at least 32 characters each; random when unset. */
+function cookieKeys(raw: string | undefined): readonly string[] {
+  const keys = (raw ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  if (keys.length === 0) return Object.freeze([randomBytes(32).toString('base64url')]);
+  if (keys.some((k) => k.length < 32)) throw new ConfigError('OAUTH_COOKIE_KEYS', 'each key needs at least 32 characters');
+  return Object.freeze(keys);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Builds the frozen configuration from an environment (defaults to `process.env`). */
@@ -256,6 +271,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     stripeApiBase: optionalUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']),
     sessionIdleDays: int(env, 'SESSION_IDLE_DAYS', 7, 1, 365),
     sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 30, 1, 365),
+    oauthAccessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    oauthCookieKeys: cookieKeys(env.OAUTH_COOKIE_KEYS),
     ...overrides,
   };
   return Object.freeze(config);

@@ -18,6 +18,8 @@ import { runFirmsCommand } from './firms.commands.ts';
 import { runKeysCommand } from './keys.commands.ts';
 import { runMailCommand } from './mail.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
+import { runLawyersCommand, runOperatorsCommand } from './operator.commands.ts';
+import { runOAuthCommand } from './oauth.commands.ts';
 import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}
@@ -57,12 +59,23 @@ Usage: consulta <command> [options]   (every command accepts --json)
   webhooks show|rotate-secret|enable|test ID
   webhooks disable ID --reason R
   webhooks deliveries ID [--limit N]
-                              manage webhook endpoints (docs/webhooks.md); --as EMAIL
-                              acts as a user, like keys and firms
+  webhooks retry ID MESSAGE_ID
+                              manage webhook endpoints (docs/webhooks.md); retry sends
+                              a dead message again; --as EMAIL acts as a user, like
+                              keys and firms
   mail list [--to EMAIL] [--limit N]
   mail show ID | mail show --last [--to EMAIL]
                               read the mail outbox, newest first: where mail
                               stays when SMTP_URL is unset (docs/mail.md)
+  operators add|remove EMAIL | operators list | operators audit [--limit N]
+                              who may open the operator console (they must add a
+                              passkey); the audit log of operator actions
+  lawyers verify|unverify|list|unlist|show LAWYER_ID
+                              a lawyer's verification and public listing (audited;
+                              a running server sees it within DIRECTORY_REFRESH_MS)
+  oauth clients | oauth grants [--user EMAIL] | oauth revoke GRANT_ID
+                              AI apps connected to the MCP server (docs/mcp.md): the
+                              clients, who granted what; revoking ends a grant's tokens
 
 Configuration comes from the environment (see README): DATABASE_URL, PORT, …`;
 
@@ -142,6 +155,8 @@ export async function run(argv: string[]): Promise<number> {
       // mail …
       to: { type: 'string' },
       last: { type: 'boolean' },
+      // oauth …
+      user: { type: 'string' },
     },
   });
   const json = flags.json === true;
@@ -201,6 +216,19 @@ export async function run(argv: string[]): Promise<number> {
       return withDatabase(config, async (database) => {
         await migrateToLatest(database);
         return runWebhooksCommand({ config, database, args, flags, json });
+      });
+    case 'operators':
+    case 'lawyers': {
+      const runOperator = command === 'operators' ? runOperatorsCommand : runLawyersCommand;
+      return withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        return runOperator({ config, database, args, flags, json });
+      });
+    }
+    case 'oauth':
+      return withDatabase(config, async (database) => {
+        await migrateToLatest(database);
+        return runOAuthCommand({ config, database, args, flags, json });
       });
     case 'mail':
       return withDatabase(config, async (database) => {

@@ -11,7 +11,7 @@ import { WebhookEndpointsService, type EndpointOwnerRef } from '../domain/webhoo
 import type { WebhookAttempt, WebhookEndpoint } from '../domain/webhooks/types.ts';
 import { AccessUsageError, listValue, print, runAccessCommand, stringFlag, type AccessCommandContext } from './keys.commands.ts';
 
-const USAGE = 'webhooks add|list|show|rotate-secret|enable|disable|test|deliveries (see consulta --help)';
+const USAGE = 'webhooks add|list|show|rotate-secret|enable|disable|test|deliveries|retry (see consulta --help)';
 
 /** An endpoint as the CLI prints it with --json (snake_case; never the secret). */
 export function endpointJson(e: WebhookEndpoint): Record<string, unknown> {
@@ -155,8 +155,16 @@ export async function runWebhooksCommand(ctx: AccessCommandContext): Promise<num
           if (reason === undefined) throw new AccessUsageError('webhooks disable needs --reason R');
           return show(await webhooks.disable(actor, id, reason), 'Disabled: messages wait until the endpoint is enabled again.');
         }
-        case 'test': {
-          const sent = await webhooks.sendTest(actor, needId(rest, 'test'));
+        case 'test':
+        case 'retry': {
+          let sent: Awaited<ReturnType<typeof webhooks.sendTest>>;
+          if (sub === 'test') sent = await webhooks.sendTest(actor, needId(rest, 'test'));
+          else {
+            const messageId = rest[1];
+            if (messageId === undefined || messageId === '') throw new AccessUsageError('webhooks retry needs an endpoint ID and a message ID (msg_…, from webhooks deliveries)');
+            sent = await webhooks.retryMessage(actor, needId(rest, 'retry'), messageId);
+          }
+          const what = sub === 'test' ? 'test message' : 'message';
           const a = sent.attempt;
           const data = {
             webhook_id: sent.messageId,
@@ -172,11 +180,12 @@ export async function runWebhooksCommand(ctx: AccessCommandContext): Promise<num
               disabled_endpoint: a.disabledEndpoint,
             },
           };
+          const attemptNo = a && sub === 'retry' ? ` (attempt ${a.attempt})` : '';
           const text = !a
-            ? `Queued test message ${sent.messageId}.`
+            ? `Queued ${what} ${sent.messageId}.`
             : a.success
-              ? `Delivered test message ${sent.messageId}: HTTP ${a.statusCode} in ${a.durationMs} ms.`
-              : `Test message ${sent.messageId} failed: ${a.error ?? 'no response'} (${a.durationMs} ms).${a.nextAttemptAt ? ` Next attempt at ${a.nextAttemptAt}.` : ''}`;
+              ? `Delivered ${what} ${sent.messageId}${attemptNo}: HTTP ${a.statusCode} in ${a.durationMs} ms.`
+              : `${what[0]!.toUpperCase()}${what.slice(1)} ${sent.messageId}${attemptNo} failed: ${a.error ?? 'no response'} (${a.durationMs} ms).${a.nextAttemptAt ? ` Next attempt at ${a.nextAttemptAt}.` : a.messageStatus === 'dead' ? ' It is dead again.' : ''}`;
           print(json, data, text);
           return a && !a.success ? 1 : 0;
         }

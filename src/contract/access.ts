@@ -54,8 +54,32 @@ export const UsageResponseSchema = Type.Object(
         requests: Type.Integer(),
         errors: Type.Integer({ description: 'Responses with status >= 400' }),
         rate_limited: Type.Integer({ description: 'Responses with status 429' }),
+        server_errors: Type.Integer({ description: 'Responses with status >= 500' }),
+        latency_ms: Type.Object(
+          {
+            p50: Type.Union([Type.Number(), Type.Null()]),
+            p95: Type.Union([Type.Number(), Type.Null()]),
+          },
+          { description: 'Server time of the median and the 95th-percentile request, rounded up to the next step of a histogram whose steps are 19 % apart; null on a day without requests' },
+        ),
       }),
       { description: 'The last 30 UTC days, oldest first, live traffic only (test keys are excluded); today is included and may lag by about a second' },
+    ),
+    errors_by_code: Type.Array(
+      Type.Object({
+        code: Type.Union([Type.String(), Type.Null()], { description: 'The problem code (documented at /docs/errors/{code}); null for an error answered without one' }),
+        count: Type.Integer(),
+      }),
+      { description: 'Errors (status >= 400) over the same 30 days by problem code, most frequent first' },
+    ),
+    top_endpoints: Type.Array(
+      Type.Object({
+        method: Type.String(),
+        route: Type.String({ description: "The route pattern, e.g. /api/v1/lawyers/{lawyerId}; '*' for paths that matched no route" }),
+        requests: Type.Integer(),
+        errors: Type.Integer({ description: 'Responses with status >= 400' }),
+      }),
+      { description: 'The ten most requested endpoints over the same 30 days, most requested first' },
     ),
   },
   { title: 'Usage' },

@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
@@ -92,7 +93,10 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const sqlite = new SQLite(file);
+  // Loaded only for SQLite: its native addon is built for one Node version, and a PostgreSQL
+  // deployment (or CI under another Node) must not need it.
+  const Driver = createRequire(import.meta.url)('better-sqlite3') as typeof SQLite;
+  const sqlite = new Driver(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a committed transaction survives a power cut, so an answered 201 is never lost.
   sqlite.pragma('synchronous = FULL');

@@ -10,6 +10,13 @@ import * as m0008 from './migrations/0008-request-log-key-index.ts';
 import * as m0009 from './migrations/0009-sessions.ts';
 import * as m0010 from './migrations/0010-payments.ts';
 import * as m0011 from './migrations/0011-mail.ts';
+import * as m0012 from './migrations/0012-operators.ts';
+import * as m0013 from './migrations/0013-request-log-owner-index.ts';
+import * as m0014 from './migrations/0014-firm-invitations.ts';
+import * as m0015 from './migrations/0015-operator-audit.ts';
+import * as m0016 from './migrations/0016-passkeys.ts';
+import * as m0017 from './migrations/0017-usage-breakdown.ts';
+import * as m0018 from './migrations/0018-oauth.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -23,6 +30,13 @@ const migrations: Record<string, Migration> = {
   '0009-sessions': m0009,
   '0010-payments': m0010,
   '0011-mail': m0011,
+  '0012-operators': m0012,
+  '0013-request-log-owner-index': m0013,
+  '0014-firm-invitations': m0014,
+  '0015-operator-audit': m0015,
+  '0016-passkeys': m0016,
+  '0017-usage-breakdown': m0017,
+  '0018-oauth': m0018,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -7,8 +7,8 @@
  * open: it waits for SQLite's write lock like another process would (busy_timeout).
  *
  * The worker is a few lines of plain JavaScript evaluated from a string, so it needs neither a
- * build step nor the TypeScript loader; it knows nothing but "run these two prepared statements
- * over these rows in one transaction". The rows and the daily aggregates are prepared here.
+ * build step nor the TypeScript loader; it knows nothing but "run these prepared statements over
+ * these rows in one transaction". The rows and the daily aggregates are prepared here.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -29,10 +29,12 @@ parentPort.on('message', (msg) => {
   try {
     if (!write) {
       const insert = db.prepare(workerData.insertSql);
-      const add = db.prepare(workerData.addSql);
+      const add = workerData.addSql.map((s) => db.prepare(s));
       write = db.transaction((rows, adds) => {
         for (const r of rows) insert.run(r);
-        for (const a of adds) add.run(a);
+        add.forEach((statement, i) => {
+          for (const a of adds[i] || []) statement.run(a);
+        });
       });
     }
     write.immediate(msg.rows, msg.adds);
@@ -48,8 +50,8 @@ export interface RequestLogThreadOptions {
   file: string;
   /** One row's insert, positional parameters. */
   insertSql: string;
-  /** One daily aggregate's upsert, positional parameters. */
-  addSql: string;
+  /** Each aggregate table's upsert, positional parameters. */
+  addSql: readonly string[];
   busyTimeoutMs: number;
 }
 
@@ -63,8 +65,11 @@ export class RequestLogThread {
 
   constructor(private readonly options: RequestLogThreadOptions) {}
 
-  /** Writes the rows and adds the aggregates in one transaction; resolves once committed. */
-  write(rows: unknown[][], adds: unknown[][]): Promise<void> {
+  /**
+   * Writes the rows and adds the aggregates (`adds[i]`: the values for `addSql[i]`) in one
+   * transaction; resolves once committed.
+   */
+  write(rows: unknown[][], adds: unknown[][][]): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = ++this.nextId;
     let settle!: Omit<Pending, 'written'>;

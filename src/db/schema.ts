@@ -146,6 +146,34 @@ export interface UsageDailyTable {
   requests: number;
   errors: number;
   rate_limited: number;
+  /** Status >= 500 (0017). */
+  server_errors: number;
+}
+
+/** Live errors per key, UTC day and problem code ('' when the answer had none) (0017). */
+export interface UsageDailyErrorsTable {
+  key_id: string;
+  day: string;
+  code: string;
+  count: number;
+}
+
+/** Live requests per key, UTC day and route pattern ('*': no such route) (0017). */
+export interface UsageDailyRoutesTable {
+  key_id: string;
+  day: string;
+  method: string;
+  route: string;
+  requests: number;
+  errors: number;
+}
+
+/** Live requests per key, UTC day and latency bucket (domain/access/latency.ts) (0017). */
+export interface UsageDailyLatencyTable {
+  key_id: string;
+  day: string;
+  bucket: number;
+  count: number;
 }
 
 // -- access tables (0002-accounts) --
@@ -237,6 +265,10 @@ export interface BookingIntentTable {
   confirmed_by_user_id: string | null;
   expired_at: string | null;
   created_at: string;
+  /** Holds made over MCP (0018): the person the agent acted for; only they may confirm it. */
+  held_for_user_id?: string | null;
+  /** Holds made over MCP (0018): the OAuth client that made it. */
+  oauth_client_id?: string | null;
 }
 
 export interface IdempotencyKeyTable {
@@ -364,6 +396,8 @@ export interface SessionTable {
   revoked_at: string | null;
   client_ip: string | null;
   user_agent: string | null;
+  /** When this session last proved a passkey (0012-operators); sensitive operator actions need it recent. */
+  step_up_at: string | null;
 }
 
 // -- payments (0010-payments) --
@@ -429,6 +463,100 @@ export interface MailOutboxTable {
   erased_at: string | null;
 }
 
+// -- operators (0012-operators) --
+
+export interface OperatorTable {
+  user_id: string;
+  added_at: string;
+}
+
+// -- dashboard tables: each area adds its own below, in migration order --
+
+// -- firm invitations (0014-firm-invitations) --
+
+export interface FirmInvitationTable {
+  id: string;
+  firm_id: string;
+  /** The invited address, lower-cased: only a person signed in with it may accept. */
+  email: string;
+  /** `owner`, `admin` or `member`: the role on joining. */
+  role: string;
+  /** JSON array of permissions granted on joining (members only). */
+  permissions: string;
+  /** SHA-256 (hex) of the link's token; the token itself is only in the email. */
+  token_hash: string;
+  /** Null when the operator invited. */
+  invited_by_user_id: string | null;
+  /** `en` or `es`: the language of the email. */
+  locale: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by_user_id: string | null;
+  revoked_at: string | null;
+}
+
+// -- operator audit log (0015-operator-audit) --
+
+export interface OperatorAuditTable {
+  id: Generated<number>;
+  at: string;
+  /** `user` (a person in the console) or `cli` (the command line). */
+  actor_type: string;
+  actor_user_id: string | null;
+  /** The operator's email when they acted (copied: the log outlives accounts). */
+  actor_email: string | null;
+  action: string;
+  /** `key`, `lawyer` or `user`. */
+  target_type: string;
+  target_id: string;
+  /** Readable name of the target at that time (key prefix, lawyer name, email). */
+  target_label: string | null;
+  /** JSON object: what changed. */
+  details: string;
+  /** X-Request-Id of the console request; null from the command line. */
+  request_id: string | null;
+}
+
+// -- passkeys (0016-passkeys) --
+
+export interface PasskeyUserHandleTable {
+  user_id: string;
+  /** The WebAuthn user handle: random bytes, base64url (never the email). */
+  handle: string;
+  created_at: string;
+}
+
+export interface PasskeyTable {
+  id: string;
+  user_id: string;
+  /** The authenticator's credential id, base64url. */
+  credential_id: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON array of transports. */
+  transports: string;
+  name: string;
+  /** `singleDevice` or `multiDevice`. */
+  device_type: string;
+  backed_up: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface PasskeyChallengeTable {
+  id: string;
+  challenge: string;
+  /** `register`, `sign_in` or `step_up`. */
+  purpose: string;
+  session_id: string | null;
+  user_id: string | null;
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
 export interface DB {
   provinces: ProvinceTable;
   cities: CityTable;
@@ -445,6 +573,9 @@ export interface DB {
   lawyer_changes: LawyerChangeTable;
   request_log: RequestLogTable;
   usage_daily: UsageDailyTable;
+  usage_daily_errors: UsageDailyErrorsTable;
+  usage_daily_routes: UsageDailyRoutesTable;
+  usage_daily_latency: UsageDailyLatencyTable;
   booking_intents: BookingIntentTable;
   idempotency_keys: IdempotencyKeyTable;
   outbox_events: OutboxEventTable;
@@ -467,4 +598,42 @@ export interface DB {
   payment_events: PaymentEventTable;
   // -- mail outbox (0011-mail) --
   mail_outbox: MailOutboxTable;
+  // -- operators (0012-operators) --
+  operators: OperatorTable;
+  // -- dashboard tables (0013 and later) --
+  passkey_user_handles: PasskeyUserHandleTable;
+  passkeys: PasskeyTable;
+  passkey_challenges: PasskeyChallengeTable;
+  firm_invitations: FirmInvitationTable;
+  operator_audit: OperatorAuditTable;
+  // -- OAuth authorization server (0018-oauth) --
+  oauth_records: OAuthRecordTable;
+  oauth_client_profiles: OAuthClientProfileTable;
+}
+
+/** One stored oidc-provider object (see 0018-oauth). */
+export interface OAuthRecordTable {
+  model: string;
+  /** The object's id, or its SHA-256 (base64url) when the id is a bearer secret. */
+  id: string;
+  /** The model's JSON (without the id when it is hashed). */
+  payload: string;
+  grant_id: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  uid: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+/** What a person was shown about an OAuth client when consenting. */
+export interface OAuthClientProfileTable {
+  client_id: string;
+  client_name: string;
+  /** `registered` (Dynamic Client Registration) or `metadata` (Client ID Metadata Document). */
+  kind: string;
+  redirect_host: string;
+  updated_at: string;
 }

@@ -57,12 +57,16 @@ export function startJobs({ app, database, clock, config }: { app: App; database
     app.services.mail.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'mail outbox purge failed'));
   const purgeSessions = () =>
     app.services.sessions.purgeExpired().catch((err: unknown) => app.fastify.log.error({ err }, 'sign-in and session purge failed'));
+  // Expired OAuth objects (codes, tokens, interactions, sessions, lapsed grants); expiry is already exact on read.
+  const purgeOAuth = () =>
+    app.services.connectedApps.sweepExpired().catch((err: unknown) => app.fastify.log.error({ err }, 'OAuth expiry sweep failed'));
   const sweeper = setInterval(() => {
     void sweep();
     void sweepChanges();
     void purgeIdempotency();
     void purgeMail();
     void purgeSessions();
+    void purgeOAuth();
   }, HOUR_MS);
   sweeper.unref();
 

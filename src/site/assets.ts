@@ -1,11 +1,13 @@
 /**
- * Static assets of the site (one stylesheet, one small script), served under content-hashed
- * names (`/assets/site.3f2a9c1b.css`) so browsers may cache them for a year and a new version is
- * a new URL. Read once at start-up from `src/site/assets/` (found from the project root, so the
- * same code works from the sources and from the launcher's bundle).
+ * Static assets of the site (the stylesheet, small scripts, and the prebuilt browser bundles of
+ * a few npm packages), served under content-hashed names (`/assets/site.3f2a9c1b.css`) so
+ * browsers may cache them for a year and a new version is a new URL. Read once at start-up from
+ * `src/site/assets/` (found from the project root, so the same code works from the sources and
+ * from the launcher's bundle) and from node_modules.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
@@ -16,6 +18,14 @@ interface Asset {
 }
 
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
+
+/**
+ * Prebuilt browser bundles of npm packages, served as hashed assets like our own files (no copy
+ * in the tree to keep up to date): the WebAuthn calls of the passkey pages.
+ */
+const VENDOR: Record<string, () => string> = {
+  'simplewebauthn-browser.js': () => path.join(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'),
+};
 
 /** The folder of the assets: walks up from this module to the package root. */
 function assetsDir(): string {
@@ -34,11 +44,13 @@ export class SiteAssets {
   private readonly byUrl = new Map<string, Asset>();
 
   constructor(dir = assetsDir()) {
-    for (const file of fs.readdirSync(dir)) {
+    const files: Array<[string, string]> = fs.readdirSync(dir).map((file) => [file, path.join(dir, file)]);
+    for (const [name, locate] of Object.entries(VENDOR)) files.push([name, locate()]);
+    for (const [file, full] of files) {
       const ext = path.extname(file);
       const type = TYPES[ext];
       if (!type) continue;
-      const body = fs.readFileSync(path.join(dir, file));
+      const body = fs.readFileSync(full);
       const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
       const asset = { url: `/assets/${path.basename(file, ext)}.${hash}${ext}`, body, type };
       this.byName.set(file, asset);

@@ -8,12 +8,16 @@ export interface SiteUser {
   id: string;
   email: string;
   name: string | null;
+  /** May open the operator console (still asked for a recent passkey for sensitive actions). */
+  operator: boolean;
 }
 
 export interface SiteContext {
   locale: Locale;
   t: Messages;
   user: SiteUser | null;
+  /** The signed-in session (null when signed out): its id and when it last proved a passkey. */
+  session: { id: string; stepUpAt: string | null } | null;
   /** The path and query of this page without `lang`, for the language switcher and return_to. */
   path: string;
   requestId: string;

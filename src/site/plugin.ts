@@ -44,7 +44,7 @@ declare module 'fastify' {
 
 /** What the site needs to recognise a signed-in browser (SessionService). */
 export interface SessionLookup {
-  authenticate(token: string | undefined): Promise<{ user: SiteUser & { locale: string | null }; sessionId: string } | null>;
+  authenticate(token: string | undefined): Promise<{ user: SiteUser & { locale: string | null }; sessionId: string; stepUpAt: string | null } | null>;
   setLocale(userId: string, locale: Locale): Promise<void>;
 }
 
@@ -82,7 +82,7 @@ function render(vnode: AnyVNode): string {
 export function bareContext(request: FastifyRequest, assets: SiteAssets, cookies: SiteCookies): SiteContext {
   const query = request.query as Record<string, unknown> | undefined;
   const locale = negotiateLocale({ query: query?.lang, cookie: request.cookies?.[cookies.lang], acceptLanguage: request.headers['accept-language'] });
-  return { locale, t: messages(locale), user: null, path: '/', requestId: request.id, csrfToken: () => '', asset: (n) => assets.url(n) };
+  return { locale, t: messages(locale), user: null, session: null, path: '/', requestId: request.id, csrfToken: () => '', asset: (n) => assets.url(n) };
 }
 
 /** The path and query of the request without `lang`. */
@@ -168,7 +168,8 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     request.site = {
       locale,
       t: messages(locale),
-      user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name } : null,
+      user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name, operator: auth.user.operator } : null,
+      session: auth ? { id: auth.sessionId, stepUpAt: auth.stepUpAt } : null,
       path: pagePath(request.url),
       requestId: request.id,
       csrfToken: () => (token ??= reply.generateCsrf()),
@@ -199,6 +200,8 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       if (error.code === 'rate_limited') return show(429, t.errors.tooManyTitle, t.errors.tooMany(Number(error.headers?.['retry-after'] ?? 60)));
       if (error.code === 'not_found') return show(404, t.errors.notFoundTitle, t.errors.notFound);
       if (error.code === 'invalid_request') return show(400, t.errors.badRequestTitle, t.errors.badRequest);
+      // Signed in and allowed to see the thing, but not to do this (a firm member without the permission).
+      if (error.code === 'forbidden') return show(403, t.errors.forbiddenTitle, t.errors.forbidden);
       // A dependency down (the payment provider, say): nothing happened; try again shortly.
       if (error.code === 'service_unavailable') return show(503, t.errors.serverTitle, t.errors.server);
       const status = ERROR_CODES[error.code].status;

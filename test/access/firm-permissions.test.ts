@@ -89,7 +89,9 @@ const MATRIX: Row[] = [
   ['set a firm key allow-list', (k, f, a) => k.keys.setAllowList(a, f.key, ['203.0.113.0/24']), expect6('ok', 'ok', 'ok', NF, 'ok', NF)],
   ['set a firm key tier', (k, f, a) => k.keys.setTier(a, f.key, 'partner'), expect6('ok', FB, FB, NF, FB, NF)],
   ['create a partner-tier firm key', (k, f, a) => k.keys.create(a, { firmSlug: f.slug }, { mode: 'live', tier: 'partner' }), expect6('ok', FB, FB, FB, FB, FB)],
-  ['create a firm', (k, f, a) => k.accounts.createFirm(a, { slug: uniqueSlug('new'), name: 'Nuevo', ownerEmail: f.email('x') }), expect6('ok', FB, FB, FB, FB, FB)],
+  ['create a firm for someone else', (k, f, a) => k.accounts.createFirm(a, { slug: uniqueSlug('new'), name: 'Nuevo', ownerEmail: f.email('x') }), expect6('ok', FB, FB, FB, FB, FB)],
+  // Any signed-in person creates a firm of their own (and becomes its owner); the operator must name an owner.
+  ['create a firm of one\'s own', (k, _f, a) => k.accounts.createFirm(a, { slug: uniqueSlug('new'), name: 'Nuevo' }), expect6('invalid_request', 'ok', 'ok', 'ok', 'ok', 'ok')],
 ];
 
 for (const target of databaseTargets()) {

@@ -69,8 +69,8 @@ for (const target of databaseTargets()) {
       assert.deepEqual(stored, batch[2]);
       const usage = await reader.db.selectFrom('usage_daily').selectAll().where('day', '=', '2026-11-23').orderBy('key_id').execute();
       assert.deepEqual(usage, [
-        { key_id: 'key_a', day: '2026-11-23', requests: 3, errors: 2, rate_limited: 1 },
-        { key_id: 'key_b', day: '2026-11-23', requests: 1, errors: 0, rate_limited: 0 },
+        { key_id: 'key_a', day: '2026-11-23', requests: 3, errors: 2, rate_limited: 1, server_errors: 0 },
+        { key_id: 'key_b', day: '2026-11-23', requests: 1, errors: 0, rate_limited: 0, server_errors: 0 },
       ]);
 
       // A second batch adds to the same day's counters; find() flushes first.
@@ -78,8 +78,39 @@ for (const target of databaseTargets()) {
       log.record(more);
       assert.deepEqual(await log.find(more.request_id), more);
       const a = await reader.db.selectFrom('usage_daily').selectAll().where('key_id', '=', 'key_a').executeTakeFirstOrThrow();
-      assert.deepEqual([a.requests, a.errors, a.rate_limited], [4, 3, 1]);
+      assert.deepEqual([a.requests, a.errors, a.rate_limited, a.server_errors], [4, 3, 1, 1]);
       await log.close();
+    });
+
+    it('adds errors by code, requests per route (unknown routes as one) and a latency histogram, live keyed traffic only', async () => {
+      const log = new RequestLog(t.database, { flushIntervalMs: 60_000 });
+      const k = (o: Partial<RequestLogEntry>) => entry({ key_id: 'key_h', owner_type: 'user', owner_id: 'usr_1', at: '2026-11-20T10:00:00.000Z', ...o });
+      const lawyer = { route: '/api/v1/lawyers/:lawyerId', path: '/api/v1/lawyers/abc' };
+      const batches = [
+        [k({ duration_ms: 1 }), k({ duration_ms: 1.1 }), k({ ...lawyer, status: 404, error_code: 'not_found', duration_ms: 3 }), k({ status: 429, error_code: 'rate_limited', duration_ms: 0.01 })],
+        // Unknown routes are logged with the path as their route: counted as one '*' route.
+        [k({ route: '/api/v1/nope', path: '/api/v1/nope', status: 404, error_code: 'not_found' }), k({ route: '/api/v1/x', path: '/api/v1/x', status: 404, error_code: 'not_found' })],
+        [k({ status: 500, error_code: null, duration_ms: 100_000 }), k({ test: 1, status: 500, error_code: 'internal' }), entry({ status: 500, error_code: 'internal' })],
+      ];
+      for (const batch of batches) {
+        for (const e of batch) log.record(e);
+        await log.flush();
+      }
+      await log.close();
+      const where = { key: 'key_h', day: '2026-11-20' };
+      const errors = await reader.db.selectFrom('usage_daily_errors').select(['code', 'count']).where('key_id', '=', where.key).where('day', '=', where.day).orderBy('code').execute();
+      assert.deepEqual(errors, [{ code: '', count: 1 }, { code: 'not_found', count: 3 }, { code: 'rate_limited', count: 1 }]);
+      const routes = await reader.db.selectFrom('usage_daily_routes').select(['method', 'route', 'requests', 'errors']).where('key_id', '=', where.key).orderBy('route').execute();
+      assert.deepEqual(routes, [
+        { method: 'GET', route: '*', requests: 2, errors: 2 },
+        { method: 'GET', route: '/api/v1/cities', requests: 4, errors: 2 },
+        { method: 'GET', route: '/api/v1/lawyers/:lawyerId', requests: 1, errors: 1 },
+      ]);
+      const latency = await reader.db.selectFrom('usage_daily_latency').select(['bucket', 'count']).where('key_id', '=', where.key).orderBy('bucket').execute();
+      // 0.01 ms → the lowest bucket; 0.5 ms (×2) → -4; 1 ms → 0; 1.1 ms → 1 (1 < 1.1 ≤ 2^¼); 3 ms → 7; 100 s → the highest.
+      assert.deepEqual(latency, [{ bucket: -16, count: 1 }, { bucket: -4, count: 2 }, { bucket: 0, count: 1 }, { bucket: 1, count: 1 }, { bucket: 7, count: 1 }, { bucket: 64, count: 1 }]);
+      const daily = await reader.db.selectFrom('usage_daily').selectAll().where('key_id', '=', where.key).executeTakeFirstOrThrow();
+      assert.deepEqual([daily.requests, daily.errors, daily.rate_limited, daily.server_errors], [7, 5, 1, 1], 'the test key and the anonymous request are not counted');
     });
 
     it('flushes by itself once maxBatch entries wait, and close() writes what is left', async () => {
@@ -179,7 +210,7 @@ describe('request log on in-memory SQLite (written in-thread)', () => {
       log.record(e);
       assert.deepEqual(await log.find(e.request_id), e);
       const usage = await database.db.selectFrom('usage_daily').selectAll().execute();
-      assert.deepEqual(usage, [{ key_id: 'key_m', day: '2026-11-23', requests: 1, errors: 0, rate_limited: 0 }]);
+      assert.deepEqual(usage, [{ key_id: 'key_m', day: '2026-11-23', requests: 1, errors: 0, rate_limited: 0, server_errors: 0 }]);
       await log.close();
     } finally {
       await database.close();
@@ -244,7 +275,7 @@ describe('request log on a SQLite file: written by a thread of its own', () => {
   });
 
   it('a thread that cannot open the database fails each write (nothing hangs), and close() still resolves', async () => {
-    const thread = new RequestLogThread({ file: path.join(dir, 'missing.db'), insertSql: 'select 1', addSql: 'select 1', busyTimeoutMs: 100 });
+    const thread = new RequestLogThread({ file: path.join(dir, 'missing.db'), insertSql: 'select 1', addSql: ['select 1'], busyTimeoutMs: 100 });
     await assert.rejects(thread.write([[1]], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/);
     await assert.rejects(thread.write([[1]], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/, 'a new thread is started for the next write');
     await thread.close();

@@ -12,7 +12,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, sidewaysOverflow } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
@@ -66,7 +66,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
           assert.equal(await page.getAttribute('html', 'lang'), lang, `${p.name} is in ${lang}`);
           const result = await new AxeBuilder({ page }).analyze();
           for (const v of result.violations) problems.push(`${p.name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          const overflow = await sidewaysOverflow(page);
           if (overflow > 0) problems.push(`${p.name}: ${overflow}px wider than the screen`);
         }
       } finally {

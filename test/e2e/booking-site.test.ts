@@ -6,10 +6,7 @@
  * confirmation after expiry, one person seeing another's consultation).
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -17,22 +14,13 @@ import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { axeViolations, browserUnavailable, freePort, launchBrowser, PHONE } from '../support/browser.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { OPERATOR, startReceiver, webhookKit, type Receiver } from '../webhooks/support.ts';
 
 const unavailable = browserUnavailable();
 const EVERY_DAY_8_TO_20 = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start_time: '08:00:00', end_time: '20:00:00', slot_minutes: 60 as const }));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 for (const target of databaseTargets()) {
   describe(`booking on the site, end to end (${target.name})`, { skip: unavailable }, () => {
@@ -108,12 +96,7 @@ for (const target of databaseTargets()) {
       await payButton(page).click();
     }
 
-    async function axe(page: Page, label: string): Promise<string[]> {
-      const result = await new AxeBuilder({ page }).analyze();
-      return result.violations.map((v) => `${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
-    }
-
-    const phone = (lang: 'en' | 'es' = 'en'): Promise<BrowserContext> => browser.newContext({ viewport: { width: 390, height: 844 }, locale: lang === 'en' ? 'en-GB' : 'es-ES' });
+    const phone = (lang: 'en' | 'es' = 'en'): Promise<BrowserContext> => browser.newContext({ viewport: PHONE, locale: lang === 'en' ? 'en-GB' : 'es-ES' });
 
     before(async () => {
       db = await target.create();
@@ -171,15 +154,15 @@ for (const target of databaseTargets()) {
       await page.goto(intent.url);
       assert.match(await page.locator('h1').innerText(), /Confirm your consultation/);
       assert.match(await page.locator('main').innerText(), /€60\.00/);
-      violations.push(...(await axe(page, 'confirm (signed out)')));
-      await signIn(page, 'ana@example.com', async () => void violations.push(...(await axe(page, 'code'))));
+      violations.push(...(await axeViolations(page, 'confirm (signed out)')));
+      await signIn(page, 'ana@example.com', async () => void violations.push(...(await axeViolations(page, 'code'))));
       await page.waitForURL(`**/confirm/${intent.token}/pay`);
-      violations.push(...(await axe(page, 'pay')));
+      violations.push(...(await axeViolations(page, 'pay')));
       assert.match(await page.locator('.badge.demo').innerText(), /Demonstration/);
       await payWith(page, '4242 4242 4242 4242');
       await page.waitForURL(`**/confirm/${intent.token}`);
       assert.match(await page.locator('h1').innerText(), /Your consultation is booked/);
-      violations.push(...(await axe(page, 'confirmed')));
+      violations.push(...(await axeViolations(page, 'confirmed')));
       assert.ok(loads <= 4, `from confirmation_url to confirmed took ${loads} page loads`);
       assert.equal(violations.length, 0, violations.join('\n'));
 
@@ -203,7 +186,7 @@ for (const target of databaseTargets()) {
       // "My consultations" lists it, with its .ics.
       await page.goto(`${site}/consultations`);
       assert.match(await page.locator('main').innerText(), /Nadia El Amrani/);
-      violations.push(...(await axe(page, 'my consultations')));
+      violations.push(...(await axeViolations(page, 'my consultations')));
       const detail = page.locator('main a[href^="/consultations/"]').first();
       const href = (await detail.getAttribute('href'))!;
       const download = await page.request.get(`${site}${href}.ics`);
@@ -226,7 +209,7 @@ for (const target of databaseTargets()) {
       await page.waitForURL(`**/confirm/${intent.token}/pay`);
       await payWith(page, '4000 0000 0000 0002');
       assert.match(await page.locator('[role="alert"]').first().innerText(), /declined/);
-      assert.equal((await axe(page, 'pay, declined')).join('\n'), '');
+      assert.equal((await axeViolations(page, 'pay, declined')).join('\n'), '');
       const polled = (await (await fetch(`${server.url}/api/v1/booking-intents/${intent.id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { status: string };
       assert.equal(polled.status, 'pending');
       await fillCard(page, '4242 4242 4242 4242');
@@ -243,17 +226,17 @@ for (const target of databaseTargets()) {
       const context = await phone('es');
       const page = await context.newPage();
       await page.goto(`${site}/sign-in`);
-      const violations = await axe(page, 'sign-in (es)');
-      await signIn(page, 'bob@example.com', async () => void violations.push(...(await axe(page, 'code (es)'))));
+      const violations = await axeViolations(page, 'sign-in (es)');
+      await signIn(page, 'bob@example.com', async () => void violations.push(...(await axeViolations(page, 'code (es)'))));
       await page.waitForURL('**/consultations');
       assert.match(await page.locator('main').innerText(), /Todavía no tienes consultas/);
-      violations.push(...(await axe(page, 'my consultations, empty (es)')));
+      violations.push(...(await axeViolations(page, 'my consultations, empty (es)')));
       // The signed-in pages of a hold, in Spanish.
       const intent = await createIntent();
       await page.goto(intent.url);
-      violations.push(...(await axe(page, 'confirm, signed in (es)')));
+      violations.push(...(await axeViolations(page, 'confirm, signed in (es)')));
       await page.goto(`${intent.url}/pay`);
-      violations.push(...(await axe(page, 'pay (es)')));
+      violations.push(...(await axeViolations(page, 'pay (es)')));
       assert.equal(violations.join('\n'), '');
       const res = await page.goto(`${site}/consultations/${own.id}`);
       assert.equal(res?.status(), 404);

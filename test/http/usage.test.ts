@@ -87,7 +87,12 @@ for (const target of databaseTargets()) {
       const today = ctx.clock.now().toISOString().slice(0, 10);
       assert.equal(usage.daily.at(-1).date, today);
       // The GET /key of the previous test is live traffic too (it just does not use the quota).
-      assert.deepEqual(usage.daily.at(-1), { date: today, requests: 4, errors: 2, rate_limited: 0 });
+      const { latency_ms: latency, ...counts } = usage.daily.at(-1);
+      assert.deepEqual(counts, { date: today, requests: 4, errors: 2, rate_limited: 0, server_errors: 0 });
+      assert.ok(latency.p50 > 0 && latency.p95 >= latency.p50, JSON.stringify(latency));
+      assert.equal(usage.daily[0].latency_ms.p50, null);
+      assert.deepEqual(usage.errors_by_code, [{ code: 'invalid_request', count: 1 }, { code: 'not_found', count: 1 }]);
+      assert.ok(usage.top_endpoints.some((e: { route: string; errors: number }) => e.route === '/api/v1/lawyers/{lawyerId}' && e.errors >= 1), JSON.stringify(usage.top_endpoints));
       assert.ok(usage.daily.slice(0, -1).every((d: { requests: number }) => d.requests === 0));
       const minute = usage.windows.find((w: { id: string }) => w.id === 'minute');
       assert.equal(minute.limit, 60);

@@ -5,6 +5,7 @@ import type { RateLimitStore } from '../../src/domain/access/rate-limit.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { DeprecatedRoute } from '../../src/http/plugins/deprecation.ts';
+import type { OutboundOptions } from '../../src/oauth/safe-fetch.ts';
 import type { DatabaseTarget, TestDatabase } from './databases.ts';
 
 /** Monday 23 November 2026, 09:00 in Madrid. */
@@ -34,6 +35,8 @@ export async function createTestContext(
     extend?: (fastify: FastifyInstance) => void;
     /** A rate-limit store (e.g. Redis); memory by default. */
     limiter?: RateLimitStore;
+    /** How the authorization server fetches Client ID Metadata Documents (a local HTTPS host). */
+    oauthOutbound?: OutboundOptions;
   } = {},
 ): Promise<TestContext> {
   const testDb = await target.create();
@@ -41,7 +44,7 @@ export async function createTestContext(
   // Suites about other things must not trip the per-address limits (every inject comes from
   // 127.0.0.1); the security suite sets the multiplier back to 1 to test the real limits.
   const config = testConfig({ databaseUrl: testDb.url, rateLimitMultiplier: 1000, ...options.config });
-  const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes, limiter: options.limiter });
+  const app = await buildApp({ config, database: testDb.database, clock, deprecatedRoutes: options.deprecatedRoutes, limiter: options.limiter, oauthOutbound: options.oauthOutbound });
   options.extend?.(app.fastify as unknown as FastifyInstance);
   await app.fastify.ready();
   return {

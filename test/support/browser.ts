@@ -1,8 +1,17 @@
-/** Debian's Chromium driven by playwright-core (never a downloaded browser). */
+/** Debian's Chromium driven by playwright-core (never a downloaded browser), and what browser tests share. */
+import { once } from 'node:events';
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import net from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** The viewports pages are checked and photographed at. */
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 800 };
+/** The taller desktop some suites' screenshots are taken at. */
+export const DESKTOP_TALL = { width: 1280, height: 900 };
 
 const FLAGS = [
   '--headless',
@@ -24,4 +33,33 @@ export function browserUnavailable(): string | undefined {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
+}
+
+/** A loopback port that was free a moment ago (for a server whose URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as net.AddressInfo).port;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** axe-core's violations on the page, each as `label: rule-id target, target` (the first two nodes). */
+export async function axeViolations(page: Page, label: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.map((v) => `${label}: ${v.id} ${v.nodes.map((x) => x.target.join(' ')).slice(0, 2).join(', ')}`);
+}
+
+/** How many CSS pixels the page is wider than the viewport (0 or less: it fits). */
+export function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** axe-core's violations and any sideways overflow beyond a pixel (every page must fit a phone). */
+export async function pageProblems(page: Page, label: string): Promise<string[]> {
+  const problems = await axeViolations(page, label);
+  const overflow = await sidewaysOverflow(page);
+  if (overflow > 1) problems.push(`${label}: ${overflow}px wider than the viewport`);
+  return problems;
 }

@@ -2,6 +2,10 @@
  * The databases every repository/service/HTTP test runs on: a real SQLite file always, and a
  * real PostgreSQL when TEST_DATABASE_URL is set (required in CI). Each test context gets a fresh
  * database (a new file, or a new PostgreSQL database) so test files can run in parallel.
+ *
+ * TEST_DATABASES=postgres runs PostgreSQL only (TEST_DATABASE_URL then required): the Node 24
+ * run of scripts/test-node24.sh, where the SQLite driver (a native addon built for this
+ * machine's Node 20) cannot load. Nothing here loads that driver until a SQLite database opens.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -74,9 +78,15 @@ function postgresTarget(adminUrl: string): DatabaseTarget {
   };
 }
 
-/** SQLite, plus PostgreSQL when configured. In CI, PostgreSQL is mandatory. */
+/** SQLite, plus PostgreSQL when configured. In CI, PostgreSQL is mandatory. TEST_DATABASES=postgres: PostgreSQL only. */
 export function databaseTargets(): DatabaseTarget[] {
   const pgUrl = process.env.TEST_DATABASE_URL;
+  const only = process.env.TEST_DATABASES;
+  if (only !== undefined && only !== '' && only !== 'postgres') throw new Error(`TEST_DATABASES must be "postgres" (or unset), not ${JSON.stringify(only)}`);
+  if (only === 'postgres') {
+    if (!pgUrl) throw new Error('TEST_DATABASES=postgres needs TEST_DATABASE_URL');
+    return [postgresTarget(pgUrl)];
+  }
   if (!pgUrl && process.env.CI === 'true') {
     throw new Error('TEST_DATABASE_URL must be set in CI: the PostgreSQL suites are required');
   }

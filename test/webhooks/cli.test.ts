@@ -11,7 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { jsonLine, runConsulta, type RunResult } from '../support/cli.ts';
-import { startReceiver, verifies, type Receiver } from './support.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { startReceiver, verifies, webhookKit, type Receiver } from './support.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/consulta.js', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -125,6 +127,47 @@ describe('consulta webhooks (CLI, SQLite)', () => {
     assert.match(human.stdout, /webhook\.test +#1 {2}500/);
   });
 
+  it('retry: a dead message is sent again with the same webhook-id, once; only dead ones, only your own', async () => {
+    receiver.answer(() => ({ status: 503, body: 'down for maintenance' }));
+    const failed = json(await cli(['webhooks', 'test', id, '--json']), 1);
+    const messageId: string = failed.webhook_id;
+    // The retries run out, as a serving process's dispatcher would make them (a retry schedule of
+    // one delay, its clock an hour ahead): the message is dead after its second attempt.
+    const database = openDatabase(`sqlite:${dbFile}`);
+    const kit = webhookKit(database, { clock: new ManualClock(Date.now() + 3_600_000), config: { webhookRetryScheduleSeconds: [1] } });
+    try {
+      await kit.dispatcher.runUntilIdle();
+    } finally {
+      await kit.close();
+      await database.close();
+    }
+    const listed = json(await cli(['webhooks', 'deliveries', id, '--json'])).deliveries as Array<{ webhook_id: string; attempt: number; message_status: string }>;
+    const dead = listed.find((d) => d.webhook_id === messageId)!;
+    assert.deepEqual([dead.attempt, dead.message_status], [2, 'dead']);
+
+    assert.equal((await cli(['webhooks', 'retry', id])).code, 2, 'the message id is required');
+    const foreign = json(await cli(['webhooks', 'retry', id, messageId, '--as', 'bob@example.com', '--json']), 1);
+    assert.equal(foreign.error.code, 'not_found');
+    const unknown = json(await cli(['webhooks', 'retry', id, 'msg_00000000000000000000000000000000', '--json']), 1);
+    assert.equal(unknown.error.code, 'not_found');
+
+    receiver.answer(() => ({ status: 200 }));
+    const before = receiver.requests.length;
+    const retried = json(await cli(['webhooks', 'retry', id, messageId, '--json']));
+    assert.equal(retried.webhook_id, messageId);
+    assert.deepEqual([retried.attempt.attempt, retried.attempt.success, retried.attempt.status_code, retried.attempt.message_status], [3, true, 200, 'delivered']);
+    assert.equal(receiver.requests.length, before + 1);
+    const req = receiver.requests.at(-1)!;
+    assert.equal(req.headers['webhook-id'], messageId, 'the same webhook-id: receivers deduplicate');
+    assert.equal(req.headers['webhook-attempt'], '3');
+    assert.ok(verifies(secret, req));
+
+    const again = json(await cli(['webhooks', 'retry', id, messageId, '--json']), 1);
+    assert.equal(again.error.code, 'conflict', 'a delivered message is not retried');
+    assert.match(again.error.detail, /only a dead message/);
+    assert.equal(receiver.requests.length, before + 1);
+  });
+
   it('refusals and usage errors have the documented exit codes', async () => {
     const noOwner = json(await cli(['webhooks', 'add', '--url', `${receiver.url}/x`, '--json']), 2);
     assert.equal(noOwner.error.code, 'invalid_request');
@@ -192,5 +235,6 @@ describe('consulta webhooks (CLI, SQLite)', () => {
     const help = await cli(['--help']);
     assert.match(help.stdout, /webhooks add \(--owner EMAIL \| --firm SLUG\) --url URL \[--events a,b\]/);
     assert.match(help.stdout, /webhooks deliveries ID \[--limit N\]/);
+    assert.match(help.stdout, /webhooks retry ID MESSAGE_ID/);
   });
 });

@@ -116,3 +116,22 @@ export async function countOwners(db: Executor, firmId: string): Promise<number>
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** A firm with the role one user holds in it. */
+export interface FirmWithRole extends FirmTable {
+  role: string;
+  permissions: string;
+}
+
+/** The firms a user belongs to, by name. */
+export function listFirmsOfUser(db: Executor, userId: string): Promise<FirmWithRole[]> {
+  return db
+    .selectFrom('firm_memberships')
+    .innerJoin('firms', 'firms.id', 'firm_memberships.firm_id')
+    .selectAll('firms')
+    .select(['firm_memberships.role', 'firm_memberships.permissions'])
+    .where('firm_memberships.user_id', '=', userId)
+    .orderBy('firms.name')
+    .orderBy('firms.slug')
+    .execute();
+}

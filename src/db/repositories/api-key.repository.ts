@@ -1,4 +1,5 @@
 /** API keys: lookup by hash (authentication), owner listings and guarded state changes. */
+import { sql } from 'kysely';
 import type { ApiKeyTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -111,4 +112,18 @@ export async function updateApiKeySettings(
 ): Promise<boolean> {
   const result = await db.updateTable('api_keys').set(changes).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Keys whose display prefix starts with `start`, or equals one of `exact` (the prefix of a longer
+ * string someone pasted), newest first: the operator console's search.
+ */
+export function findApiKeysByPrefix(db: Executor, start: string, exact: readonly string[], limit: number): Promise<ApiKeyRow[]> {
+  const pattern = `${start.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  return selectKeys(db)
+    .where((eb) => eb.or([sql<boolean>`api_keys.prefix like ${pattern} escape '!'`, ...(exact.length > 0 ? [eb('api_keys.prefix', 'in', exact)] : [])]))
+    .orderBy('api_keys.created_at', 'desc')
+    .orderBy('api_keys.id')
+    .limit(limit)
+    .execute();
 }

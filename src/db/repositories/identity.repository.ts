@@ -48,14 +48,15 @@ export async function insertSession(db: Executor, row: SessionTable): Promise<vo
   await db.insertInto('sessions').values(row).execute();
 }
 
-export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'>;
+export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'> & { operator_since: string | null };
 
 export function findSessionByTokenHash(db: Executor, tokenHash: string): Promise<SessionWithUser | undefined> {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
+    .leftJoin('operators as o', 'o.user_id', 's.user_id')
     .selectAll('s')
-    .select(['u.email', 'u.name', 'u.locale'])
+    .select(['u.email', 'u.name', 'u.locale', 'o.added_at as operator_since'])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }
@@ -91,4 +92,9 @@ export async function purgeEndedIdentityRows(db: Executor, cutoffs: { endedBefor
     .limit(limit);
   const s = await db.deleteFrom('sessions').where('id', 'in', sessions).executeTakeFirst();
   return Number(c.numDeletedRows) + Number(s.numDeletedRows);
+}
+
+/** Records that this session has just proved a passkey (sign-in with one, or a step-up). */
+export async function markSessionSteppedUp(db: Executor, id: string, nowIso: string): Promise<void> {
+  await db.updateTable('sessions').set({ step_up_at: nowIso }).where('id', '=', id).execute();
 }

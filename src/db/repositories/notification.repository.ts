@@ -43,3 +43,17 @@ export function listNotificationsForUser(db: Executor, userId: string, limit = 5
     .limit(limit)
     .execute();
 }
+
+/** A user's notifications about one firm, newest first. */
+export function listFirmNotificationsForUser(db: Executor, userId: string, firmId: string, kinds: readonly string[], limit = 50): Promise<NotificationTable[]> {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('firm_id', '=', firmId)
+    .where('kind', 'in', kinds)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,8 +1,9 @@
 /** The API request log and the per-key daily usage aggregates. */
 import type SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { SQLITE_BUSY_TIMEOUT_MS, type Database } from '../database.ts';
 import { RequestLogThread } from '../request-log-thread.ts';
-import type { RequestLogTable, UsageDailyTable } from '../schema.ts';
+import type { RequestLogTable, UsageDailyErrorsTable, UsageDailyLatencyTable, UsageDailyRoutesTable, UsageDailyTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export async function insertRequestLogBatch(db: Executor, rows: RequestLogTable[]): Promise<void> {
@@ -12,58 +13,156 @@ export async function insertRequestLogBatch(db: Executor, rows: RequestLogTable[
   }
 }
 
-/** Adds to the daily counters (creating the day's row on first use). */
-export async function addUsageDaily(db: Executor, rows: UsageDailyTable[]): Promise<void> {
-  for (const row of rows) {
-    await db
-      .insertInto('usage_daily')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['key_id', 'day']).doUpdateSet((eb) => ({
-          requests: eb('usage_daily.requests', '+', eb.ref('excluded.requests')),
-          errors: eb('usage_daily.errors', '+', eb.ref('excluded.errors')),
-          rate_limited: eb('usage_daily.rate_limited', '+', eb.ref('excluded.rate_limited')),
-        })),
-      )
-      .execute();
-  }
+/**
+ * Latency buckets of the daily histogram: bucket b holds durations in (2^((b-1)/4), 2^(b/4)] ms,
+ * steps of 19 %, clamped to 0.0625 ms … 65.5 s (81 buckets; a key's day uses a few dozen).
+ * Migration 0017 holds a frozen copy for its backfill.
+ */
+export const LATENCY_BUCKETS = { min: -16, max: 64 } as const;
+export function latencyBucket(ms: number): number {
+  if (!(ms > 2 ** (LATENCY_BUCKETS.min / 4))) return LATENCY_BUCKETS.min;
+  let bucket = Math.ceil(4 * Math.log2(ms));
+  // log2 may land a hair above an exact bound, which belongs to the bucket below (as in 0017's SQL).
+  if (ms <= 2 ** ((bucket - 1) / 4)) bucket--;
+  return Math.min(LATENCY_BUCKETS.max, bucket);
+}
+/** The largest duration a bucket holds, ms. */
+export const latencyBucketUpperMs = (bucket: number): number => 2 ** (bucket / 4);
+
+/** What one batch adds to the daily aggregates (every table keyed by key and UTC day). */
+export interface UsageIncrements {
+  daily: UsageDailyTable[];
+  errors: UsageDailyErrorsTable[];
+  routes: UsageDailyRoutesTable[];
+  latency: UsageDailyLatencyTable[];
 }
 
 /**
  * The daily-usage increments a batch of log entries adds: live keyed traffic only (anonymous
  * requests and test keys are not counted), per key and UTC day.
  */
-export function dailyUsage(batch: readonly RequestLogTable[]): UsageDailyTable[] {
+export function usageIncrements(batch: readonly RequestLogTable[]): UsageIncrements {
   const daily = new Map<string, UsageDailyTable>();
+  const errors = new Map<string, UsageDailyErrorsTable>();
+  const routes = new Map<string, UsageDailyRoutesTable>();
+  const latency = new Map<string, UsageDailyLatencyTable>();
   for (const e of batch) {
     if (e.key_id === null || e.test === 1) continue;
     const day = e.at.slice(0, 10);
     const k = `${e.key_id}|${day}`;
     let row = daily.get(k);
     if (!row) {
-      row = { key_id: e.key_id, day, requests: 0, errors: 0, rate_limited: 0 };
+      row = { key_id: e.key_id, day, requests: 0, errors: 0, rate_limited: 0, server_errors: 0 };
       daily.set(k, row);
     }
+    const failed = e.status >= 400;
     row.requests++;
-    if (e.status >= 400) row.errors++;
+    if (failed) row.errors++;
     if (e.status === 429) row.rate_limited++;
+    if (e.status >= 500) row.server_errors++;
+    if (failed) {
+      const code = e.error_code ?? '';
+      const ek = `${k}|${code}`;
+      const er = errors.get(ek);
+      if (er) er.count++;
+      else errors.set(ek, { key_id: e.key_id, day, code, count: 1 });
+    }
+    // A path that matched no route is logged with the path as its route (and not_found): counted
+    // as one '*' route, so that probing random paths cannot grow the table by a row per path. A
+    // static route's own 404 (initiate's slot_unavailable) has another code and keeps its route.
+    const route = e.status === 404 && e.error_code === 'not_found' && e.route === e.path ? '*' : e.route;
+    const rk = `${k}|${e.method}|${route}`;
+    const rr = routes.get(rk);
+    if (rr) {
+      rr.requests++;
+      if (failed) rr.errors++;
+    } else routes.set(rk, { key_id: e.key_id, day, method: e.method, route, requests: 1, errors: failed ? 1 : 0 });
+    const bucket = latencyBucket(e.duration_ms);
+    const lk = `${k}|${bucket}`;
+    const lr = latency.get(lk);
+    if (lr) lr.count++;
+    else latency.set(lk, { key_id: e.key_id, day, bucket, count: 1 });
   }
-  return [...daily.values()];
+  return { daily: [...daily.values()], errors: [...errors.values()], routes: [...routes.values()], latency: [...latency.values()] };
+}
+
+/**
+ * Adds a batch's increments to the daily aggregates (creating rows on first use): one multi-row
+ * upsert per table. Each batch's increments are unique per primary key, as PostgreSQL requires.
+ */
+export async function addUsage(db: Executor, inc: UsageIncrements): Promise<void> {
+  // 6 columns a row at most: chunks of 1,000 stay far below both databases' parameter limits.
+  const chunks = <T>(rows: T[]) => Array.from({ length: Math.ceil(rows.length / 1000) }, (_, i) => rows.slice(i * 1000, i * 1000 + 1000));
+  for (const rows of chunks(inc.daily)) {
+    await db
+      .insertInto('usage_daily')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'day']).doUpdateSet((eb) => ({
+          requests: eb('usage_daily.requests', '+', eb.ref('excluded.requests')),
+          errors: eb('usage_daily.errors', '+', eb.ref('excluded.errors')),
+          rate_limited: eb('usage_daily.rate_limited', '+', eb.ref('excluded.rate_limited')),
+          server_errors: eb('usage_daily.server_errors', '+', eb.ref('excluded.server_errors')),
+        })),
+      )
+      .execute();
+  }
+  for (const rows of chunks(inc.errors)) {
+    await db
+      .insertInto('usage_daily_errors')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['key_id', 'day', 'code']).doUpdateSet((eb) => ({ count: eb('usage_daily_errors.count', '+', eb.ref('excluded.count')) })))
+      .execute();
+  }
+  for (const rows of chunks(inc.routes)) {
+    await db
+      .insertInto('usage_daily_routes')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'day', 'method', 'route']).doUpdateSet((eb) => ({
+          requests: eb('usage_daily_routes.requests', '+', eb.ref('excluded.requests')),
+          errors: eb('usage_daily_routes.errors', '+', eb.ref('excluded.errors')),
+        })),
+      )
+      .execute();
+  }
+  for (const rows of chunks(inc.latency)) {
+    await db
+      .insertInto('usage_daily_latency')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['key_id', 'day', 'bucket']).doUpdateSet((eb) => ({ count: eb('usage_daily_latency.count', '+', eb.ref('excluded.count')) })))
+      .execute();
+  }
 }
 
 const INSERT_REQUEST_SQL =
   'insert into request_log (request_id, at, key_id, owner_type, owner_id, test, method, route, path, status, duration_ms, client_ip, error_code) ' +
   'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
   'on conflict (request_id) do nothing';
-const ADD_USAGE_SQL =
-  'insert into usage_daily (key_id, day, requests, errors, rate_limited) values (?, ?, ?, ?, ?) ' +
-  'on conflict (key_id, day) do update set requests = usage_daily.requests + excluded.requests, ' +
-  'errors = usage_daily.errors + excluded.errors, rate_limited = usage_daily.rate_limited + excluded.rate_limited';
+// One upsert per aggregate table, in the order of usageValues().
+const ADD_USAGE_SQL = [
+  'insert into usage_daily (key_id, day, requests, errors, rate_limited, server_errors) values (?, ?, ?, ?, ?, ?) ' +
+    'on conflict (key_id, day) do update set requests = usage_daily.requests + excluded.requests, ' +
+    'errors = usage_daily.errors + excluded.errors, rate_limited = usage_daily.rate_limited + excluded.rate_limited, ' +
+    'server_errors = usage_daily.server_errors + excluded.server_errors',
+  'insert into usage_daily_errors (key_id, day, code, count) values (?, ?, ?, ?) ' +
+    'on conflict (key_id, day, code) do update set count = usage_daily_errors.count + excluded.count',
+  'insert into usage_daily_routes (key_id, day, method, route, requests, errors) values (?, ?, ?, ?, ?, ?) ' +
+    'on conflict (key_id, day, method, route) do update set requests = usage_daily_routes.requests + excluded.requests, ' +
+    'errors = usage_daily_routes.errors + excluded.errors',
+  'insert into usage_daily_latency (key_id, day, bucket, count) values (?, ?, ?, ?) ' +
+    'on conflict (key_id, day, bucket) do update set count = usage_daily_latency.count + excluded.count',
+] as const;
 
 // Values in the statements' parameter order. Positional: binding a row object by name costs
 // about a microsecond more per row, and arrays are also cheaper to hand to another thread.
 const rowValues = (r: RequestLogTable): unknown[] => [r.request_id, r.at, r.key_id, r.owner_type, r.owner_id, r.test, r.method, r.route, r.path, r.status, r.duration_ms, r.client_ip, r.error_code];
-const usageValues = (u: UsageDailyTable): unknown[] => [u.key_id, u.day, u.requests, u.errors, u.rate_limited];
+const usageValues = (inc: UsageIncrements): unknown[][][] => [
+  inc.daily.map((u) => [u.key_id, u.day, u.requests, u.errors, u.rate_limited, u.server_errors]),
+  inc.errors.map((u) => [u.key_id, u.day, u.code, u.count]),
+  inc.routes.map((u) => [u.key_id, u.day, u.method, u.route, u.requests, u.errors]),
+  inc.latency.map((u) => [u.key_id, u.day, u.bucket, u.count]),
+];
 
 /** Writes batches of log entries, each with its daily aggregates in one transaction. */
 export interface RequestLogWriter {
@@ -85,7 +184,7 @@ export function openRequestLogWriter(database: Database): RequestLogWriter {
   if (sqlite && !sqlite.memory) {
     const thread = new RequestLogThread({ file: sqlite.name, insertSql: INSERT_REQUEST_SQL, addSql: ADD_USAGE_SQL, busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS });
     return {
-      write: (batch) => thread.write(batch.map(rowValues), dailyUsage(batch).map(usageValues)),
+      write: (batch) => thread.write(batch.map(rowValues), usageValues(usageIncrements(batch))),
       close: () => thread.close(),
     };
   }
@@ -95,10 +194,12 @@ export function openRequestLogWriter(database: Database): RequestLogWriter {
       // Prepared on first use, so a connection opened before the tables exist fails per write.
       if (!write) {
         const insert = sqlite.prepare(INSERT_REQUEST_SQL);
-        const add = sqlite.prepare(ADD_USAGE_SQL);
+        const adds = ADD_USAGE_SQL.map((statement) => sqlite.prepare(statement));
         write = sqlite.transaction((rows: readonly RequestLogTable[]) => {
           for (const r of rows) insert.run(rowValues(r));
-          for (const u of dailyUsage(rows)) add.run(usageValues(u));
+          usageValues(usageIncrements(rows)).forEach((values, i) => {
+            for (const v of values) adds[i]!.run(v);
+          });
         });
       }
       write.immediate(batch);
@@ -112,7 +213,7 @@ export function openRequestLogWriter(database: Database): RequestLogWriter {
     write: (batch) =>
       database.db.transaction().execute(async (trx) => {
         await insertRequestLogBatch(trx, [...batch]);
-        await addUsageDaily(trx, dailyUsage(batch));
+        await addUsage(trx, usageIncrements(batch));
       }),
     close: async () => {},
   };
@@ -120,6 +221,40 @@ export function openRequestLogWriter(database: Database): RequestLogWriter {
 
 export function listUsageDaily(db: Executor, keyId: string, fromDay: string, toDay: string): Promise<UsageDailyTable[]> {
   return db.selectFrom('usage_daily').selectAll().where('key_id', '=', keyId).where('day', '>=', fromDay).where('day', '<=', toDay).orderBy('day').execute();
+}
+
+/** Errors by problem code over a key's days (the primary key's range), most frequent first. */
+export async function sumUsageErrors(db: Executor, keyId: string, fromDay: string, toDay: string): Promise<Array<{ code: string; count: number }>> {
+  const rows = await db
+    .selectFrom('usage_daily_errors')
+    .select((eb) => ['code', eb.fn.sum<number | string>('count').as('count')])
+    .where('key_id', '=', keyId)
+    .where('day', '>=', fromDay)
+    .where('day', '<=', toDay)
+    .groupBy('code')
+    .execute();
+  return rows.map((r) => ({ code: r.code, count: Number(r.count) })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+}
+
+/** Requests per endpoint over a key's days, most requested first (ties by route). */
+export async function sumUsageRoutes(db: Executor, keyId: string, fromDay: string, toDay: string, limit: number): Promise<Array<{ method: string; route: string; requests: number; errors: number }>> {
+  const rows = await db
+    .selectFrom('usage_daily_routes')
+    .select((eb) => ['method', 'route', eb.fn.sum<number | string>('requests').as('requests'), eb.fn.sum<number | string>('errors').as('errors')])
+    .where('key_id', '=', keyId)
+    .where('day', '>=', fromDay)
+    .where('day', '<=', toDay)
+    .groupBy(['method', 'route'])
+    .execute();
+  return rows
+    .map((r) => ({ method: r.method, route: r.route, requests: Number(r.requests), errors: Number(r.errors) }))
+    .sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route) || a.method.localeCompare(b.method))
+    .slice(0, limit);
+}
+
+/** A key's latency histogram rows over its days. */
+export function listUsageLatency(db: Executor, keyId: string, fromDay: string, toDay: string): Promise<UsageDailyLatencyTable[]> {
+  return db.selectFrom('usage_daily_latency').selectAll().where('key_id', '=', keyId).where('day', '>=', fromDay).where('day', '<=', toDay).orderBy('day').orderBy('bucket').execute();
 }
 
 export function findRequest(db: Executor, requestId: string): Promise<RequestLogTable | undefined> {
@@ -130,4 +265,98 @@ export function findRequest(db: Executor, requestId: string): Promise<RequestLog
 export async function deleteRequestsBefore(db: Executor, beforeIso: string): Promise<number> {
   const result = await db.deleteFrom('request_log').where('at', '<', beforeIso).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * When each key was last used (its newest logged request), by key id. One index lookup per key
+ * on request_log_key_at (key_id, at): never a scan, however long the log. Keys without a logged
+ * request in the retention window are absent.
+ */
+export async function lastUsedByKey(db: Executor, keyIds: readonly string[]): Promise<Map<string, string>> {
+  const rows = await Promise.all(
+    keyIds.map((id) => db.selectFrom('request_log').select((eb) => eb.fn.max('at').as('at')).where('key_id', '=', id).executeTakeFirst()),
+  );
+  const out = new Map<string, string>();
+  rows.forEach((r, i) => {
+    if (r?.at) out.set(keyIds[i]!, String(r.at));
+  });
+  return out;
+}
+
+export interface OwnerRequestsQuery {
+  ownerType: 'user' | 'firm';
+  ownerId: string;
+  /** Oldest time shown (the retention window). */
+  since: string;
+  keyId?: string;
+  test?: boolean;
+  /** Inclusive status range (a class: 400–499, or exactly 429). */
+  status?: { from: number; to: number };
+  /** Paths starting with this. */
+  pathPrefix?: string;
+  /** Keyset: rows strictly older than this (at, request_id). */
+  before?: { at: string; requestId: string };
+  limit: number;
+  /** With filters: look at no more than this many of the owner's rows (see ownerRequestsQuery). */
+  scanLimit?: number;
+}
+
+/**
+ * One owner's keyed requests, newest first, a page at a time: a range scan of
+ * request_log_owner_at (owner_type, owner_id, at, request_id) from the newest end (or from the
+ * cursor: a row-value comparison, which both databases turn into the scan's starting point).
+ *
+ * The other filters (key, live/test, status class, path) are checked on the rows the scan meets,
+ * and with `scanLimit` on the first `scanLimit` rows only: a filter that matches little would
+ * otherwise read every row of the owner's 30 days (250,000 rows took 0.6 s on SQLite) before
+ * finding a page or the end. The caller continues from `ownerScanBoundary`.
+ */
+export function ownerRequestsQuery(db: Executor, q: OwnerRequestsQuery) {
+  let scan = db
+    .selectFrom('request_log')
+    .selectAll()
+    .where('owner_type', '=', q.ownerType)
+    .where('owner_id', '=', q.ownerId)
+    .where('at', '>=', q.since);
+  if (q.before) scan = scan.where((eb) => eb(eb.refTuple('at', 'request_id'), '<', eb.tuple(q.before!.at, q.before!.requestId)));
+  const newestFirst = scan.orderBy('owner_type', 'desc').orderBy('owner_id', 'desc').orderBy('at', 'desc').orderBy('request_id', 'desc');
+  const filtered = q.keyId !== undefined || q.test !== undefined || q.status !== undefined || q.pathPrefix !== undefined;
+  if (!filtered || q.scanLimit === undefined) return withFilters(newestFirst, q).limit(q.limit);
+  return withFilters(db.selectFrom(newestFirst.limit(q.scanLimit).as('scanned')).selectAll(), q)
+    .orderBy('at', 'desc')
+    .orderBy('request_id', 'desc')
+    .limit(q.limit);
+}
+
+/** The row filters, on request_log or on the scanned window of it (same column names). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function withFilters<Q extends { where: (...args: any[]) => Q }>(query: Q, q: OwnerRequestsQuery): Q {
+  let out = query;
+  if (q.keyId !== undefined) out = out.where('key_id', '=', q.keyId);
+  if (q.test !== undefined) out = out.where('test', '=', q.test ? 1 : 0);
+  if (q.status) out = out.where('status', '>=', q.status.from).where('status', '<=', q.status.to);
+  // substr, not LIKE: no wildcard or escape rules that differ between SQLite and PostgreSQL.
+  if (q.pathPrefix) out = out.where(sql<boolean>`substr(path, 1, ${q.pathPrefix.length}) = ${q.pathPrefix}`);
+  return out;
+}
+
+/**
+ * The position of the owner's n-th request (1-based) counted back from the cursor, or undefined
+ * if there are fewer: where a filtered page whose scan window ran out continues. Reads the
+ * index only (every column it needs is in request_log_owner_at).
+ */
+export async function ownerScanBoundary(db: Executor, q: OwnerRequestsQuery, n: number): Promise<{ at: string; requestId: string } | undefined> {
+  let scan = db
+    .selectFrom('request_log')
+    .select(['at', 'request_id'])
+    .where('owner_type', '=', q.ownerType)
+    .where('owner_id', '=', q.ownerId)
+    .where('at', '>=', q.since);
+  if (q.before) scan = scan.where((eb) => eb(eb.refTuple('at', 'request_id'), '<', eb.tuple(q.before!.at, q.before!.requestId)));
+  const row = await scan.orderBy('owner_type', 'desc').orderBy('owner_id', 'desc').orderBy('at', 'desc').orderBy('request_id', 'desc').limit(1).offset(n - 1).executeTakeFirst();
+  return row ? { at: row.at, requestId: row.request_id } : undefined;
+}
+
+export function listOwnerRequests(db: Executor, q: OwnerRequestsQuery): Promise<RequestLogTable[]> {
+  return ownerRequestsQuery(db, q).execute() as Promise<RequestLogTable[]>;
 }

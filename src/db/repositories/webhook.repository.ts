@@ -301,17 +301,65 @@ export async function releaseClaims(db: Executor, ids: readonly string[], token:
     .execute();
 }
 
-/** An endpoint's attempts, newest first, with their messages. */
-export function listAttempts(db: Executor, endpointId: string, limit: number): Promise<WebhookAttemptRow[]> {
+/** Where a page of attempts starts: strictly after this attempt in newest-first order. */
+export interface AttemptCursor {
+  attemptedAt: string;
+  attempt: number;
+  id: string;
+}
+
+/**
+ * An endpoint's attempts, newest first, with their messages; with `after`, the attempts that
+ * follow that one in this order (keyset paging over the (endpoint_id, attempted_at) index).
+ */
+export function listAttempts(db: Executor, endpointId: string, limit: number, after?: AttemptCursor): Promise<WebhookAttemptRow[]> {
+  let query = db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_messages as m', 'm.id', 'a.message_id')
+    .selectAll('a')
+    .select(['m.event_id', 'm.event_type', 'm.status as message_status', 'm.next_attempt_at'])
+    .where('a.endpoint_id', '=', endpointId);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('a.attempted_at', '<', after.attemptedAt),
+        eb.and([eb('a.attempted_at', '=', after.attemptedAt), eb('a.attempt', '<', after.attempt)]),
+        eb.and([eb('a.attempted_at', '=', after.attemptedAt), eb('a.attempt', '=', after.attempt), eb('a.id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('a.attempted_at', 'desc').orderBy('a.attempt', 'desc').orderBy('a.id').limit(limit).execute();
+}
+
+/** One message's attempts, oldest first. */
+export function listMessageAttempts(db: Executor, messageId: string): Promise<WebhookAttemptRow[]> {
   return db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_messages as m', 'm.id', 'a.message_id')
     .selectAll('a')
     .select(['m.event_id', 'm.event_type', 'm.status as message_status', 'm.next_attempt_at'])
-    .where('a.endpoint_id', '=', endpointId)
-    .orderBy('a.attempted_at', 'desc')
-    .orderBy('a.attempt', 'desc')
-    .orderBy('a.id')
-    .limit(limit)
+    .where('a.message_id', '=', messageId)
+    .orderBy('a.attempt')
     .execute();
+}
+
+/**
+ * Puts a dead message of this endpoint back in the queue, due at `nowIso` (claimed at once when
+ * `claim` is given); its attempt count is kept, so the next attempt is numbered after the last.
+ * Returns the message when this call re-queued it (only one concurrent caller does).
+ */
+export function requeueDeadMessage(
+  db: Executor,
+  endpointId: string,
+  messageId: string,
+  change: { nowIso: string; claim: { lockedUntil: string; token: string } | null },
+): Promise<WebhookMessageTable | undefined> {
+  return db
+    .updateTable('webhook_messages')
+    .set({ status: 'pending', next_attempt_at: change.nowIso, locked_until: change.claim?.lockedUntil ?? null, claim_token: change.claim?.token ?? null })
+    .where('id', '=', messageId)
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'dead')
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -22,6 +22,7 @@ import {
   insertFirmIfSlugFree,
   insertMembershipIfAbsent,
   insertUserIfAbsent,
+  listFirmsOfUser,
   listMembers,
   lockFirm,
   setUserNameIfMissing,
@@ -29,9 +30,10 @@ import {
   type MemberRow,
 } from '../../db/repositories/account.repository.ts';
 import { listLiveFirmKeysCreatedBy } from '../../db/repositories/api-key.repository.ts';
+import { listFirmNotificationsForUser } from '../../db/repositories/notification.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { Database } from '../../db/database.ts';
-import type { DB, FirmMembershipTable, FirmTable, UserTable } from '../../db/schema.ts';
+import type { DB, FirmMembershipTable, FirmTable, NotificationTable, UserTable } from '../../db/schema.ts';
 import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
 import { LogMailer, type Logger } from '../notify/mailer.ts';
 import { Notifier, type NotificationInput, type PendingNotifications } from '../notify/notifier.ts';
@@ -80,6 +82,44 @@ const SILENT: Logger = { info() {}, warn() {}, error() {} };
 export const KEY_CREATOR_LEFT = 'firm_key_creator_left';
 export const KEY_CREATOR_ROLE_CHANGED = 'firm_key_creator_role_changed';
 
+/** Slugs that name pages under /firms/ rather than a firm. */
+const RESERVED_SLUGS = new Set(['invitations', 'new']);
+
+/** A stored notification about a firm key's creator, as the firm's overview shows it. */
+export interface KeyCreatorNotice {
+  id: string;
+  kind: typeof KEY_CREATOR_LEFT | typeof KEY_CREATOR_ROLE_CHANGED;
+  createdAt: string;
+  /** The person who left or changed role. */
+  email: string;
+  oldRole: FirmRole | null;
+  newRole: FirmRole | null;
+  keys: KeyReference[];
+}
+
+function toNotice(row: NotificationTable): KeyCreatorNotice {
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(row.data);
+    if (parsed && typeof parsed === 'object') data = parsed as Record<string, unknown>;
+  } catch {
+    // A damaged row still shows, with what its columns say.
+  }
+  const role = (v: unknown) => ((FIRM_ROLES as readonly unknown[]).includes(v) ? (v as FirmRole) : null);
+  const keys = Array.isArray(data.keys)
+    ? (data.keys as Array<Record<string, unknown>>).map((k) => ({ id: String(k.id ?? ''), prefix: String(k.prefix ?? ''), name: typeof k.name === 'string' ? k.name : null, mode: String(k.mode ?? '') }))
+    : [];
+  return {
+    id: row.id,
+    kind: row.kind === KEY_CREATOR_ROLE_CHANGED ? KEY_CREATOR_ROLE_CHANGED : KEY_CREATOR_LEFT,
+    createdAt: row.created_at,
+    email: typeof data.email === 'string' ? data.email : '',
+    oldRole: role(data.old_role),
+    newRole: role(data.new_role),
+    keys,
+  };
+}
+
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // eslint-disable-next-line no-control-regex
@@ -94,14 +134,16 @@ export function normalizeEmail(raw: string, pointer = '/email'): string {
   return email;
 }
 
-function checkRole(role: string, pointer = '/role'): FirmRole {
+/** The role, or an invalid_request naming `pointer`. */
+export function checkRole(role: string, pointer = '/role'): FirmRole {
   if (!(FIRM_ROLES as readonly string[]).includes(role)) {
     throw invalidRequest(`unknown role "${role}"`, [{ pointer, detail: `must be one of ${FIRM_ROLES.join(', ')}` }]);
   }
   return role as FirmRole;
 }
 
-function checkPermissions(permissions: readonly string[], role: FirmRole, pointer = '/permissions'): FirmPermission[] {
+/** Known permissions, granted to `member`s only; otherwise an invalid_request naming `pointer`. */
+export function checkPermissions(permissions: readonly string[], role: FirmRole, pointer = '/permissions'): FirmPermission[] {
   const errors: FieldError[] = [];
   permissions.forEach((p, i) => {
     if (!(FIRM_PERMISSIONS as readonly string[]).includes(p)) errors.push({ pointer: `${pointer}/${i}`, detail: `must be one of ${FIRM_PERMISSIONS.join(', ')}` });
@@ -115,7 +157,8 @@ function checkPermissions(permissions: readonly string[], role: FirmRole, pointe
   return [...new Set(permissions)] as FirmPermission[];
 }
 
-function parsePermissions(json: string): FirmPermission[] {
+/** Stored permissions (JSON text) → the known ones. */
+export function parsePermissions(json: string): FirmPermission[] {
   try {
     const value: unknown = JSON.parse(json);
     return Array.isArray(value) ? (value.filter((p) => (FIRM_PERMISSIONS as readonly unknown[]).includes(p)) as FirmPermission[]) : [];
@@ -210,23 +253,34 @@ export class AccountsService {
     return row ? toUser(row) : null;
   }
 
-  /** Creates a firm with its first owner. Operator only. */
-  async createFirm(actor: Actor, input: { slug: string; name: string; ownerEmail: string }): Promise<{ firm: Firm; owner: FirmMember }> {
+  /**
+   * Creates a firm with its first owner. Any signed-in person may create a firm, and becomes its
+   * owner (they may not name someone else as owner); the operator creates firms for anyone and
+   * must name the owner.
+   */
+  async createFirm(actor: Actor, input: { slug: string; name: string; ownerEmail?: string }): Promise<{ firm: Firm; owner: FirmMember }> {
     const errors: FieldError[] = [];
     const slug = String(input.slug ?? '').trim();
     if (slug.length < 2 || slug.length > 63 || !SLUG_PATTERN.test(slug)) {
       errors.push({ pointer: '/slug', detail: 'must be 2–63 lower-case letters, digits and single hyphens, starting and ending with a letter or digit' });
+    } else if (RESERVED_SLUGS.has(slug)) {
+      errors.push({ pointer: '/slug', detail: `"${slug}" is reserved; choose another` });
     }
     const name = String(input.name ?? '').trim();
     if (name.length === 0 || name.length > 200 || CONTROL_CHARACTERS.test(name)) errors.push({ pointer: '/name', detail: 'must be 1–200 characters of text' });
     let ownerEmail = '';
+    const creator = actor.type === 'user' ? await findUserById(this.deps.db, actor.userId) : undefined;
+    if (actor.type === 'user' && !creator) throw notFound('no such user');
     try {
-      ownerEmail = normalizeEmail(input.ownerEmail, '/owner_email');
+      if (input.ownerEmail !== undefined || !creator) ownerEmail = normalizeEmail(input.ownerEmail ?? '', '/owner_email');
+      else ownerEmail = creator.email;
     } catch (err) {
       errors.push(...((err as { errors?: FieldError[] }).errors ?? []));
     }
     if (errors.length > 0) throw invalidRequest('the firm is not valid; see errors', errors);
-    if (actor.type !== 'operator') throw forbidden('only the operator creates firms');
+    // A person creates firms for themselves: naming another owner would put a firm (and its
+    // keys) under someone who never asked for it.
+    if (creator && ownerEmail !== creator.email) throw forbidden('you can create a firm only as its owner; the operator creates firms for others');
 
     return this.deps.db.transaction().execute(async (tx) => {
       const now = this.deps.clock.now().toISOString();
@@ -269,6 +323,12 @@ export class AccountsService {
     return standing.kind === 'operator' || roleGrants(standing.role, standing.permissions, permission);
   }
 
+  /** The firm and where the actor stands in it (members and the operator; others not_found). */
+  async firmStanding(actor: Actor, slug: string): Promise<{ firm: Firm; standing: FirmStanding }> {
+    const { firm, standing } = await this.resolveFirm(actor, slug);
+    return { firm: toFirm(firm), standing };
+  }
+
   /** The firm (visible to its members and the operator). */
   async getFirm(actor: Actor, slug: string): Promise<Firm> {
     return toFirm((await this.resolveFirm(actor, slug)).firm);
@@ -282,18 +342,46 @@ export class AccountsService {
 
   /** Adds someone (by email; the account is created if needed) to a firm. */
   async addMember(actor: Actor, firmSlug: string, email: string, role: string, permissions: readonly string[] = []): Promise<FirmMember> {
+    return this.deps.db.transaction().execute((tx) => this.addMemberWithin(tx, actor, firmSlug, email, role, permissions));
+  }
+
+  /**
+   * addMember inside the caller's transaction: the firm lock, the rule on who may add which role,
+   * and the insert. Accepting an invitation goes through here too, on behalf of whoever sent it,
+   * so an invitation never grants more than its sender may grant at the moment it is accepted.
+   */
+  async addMemberWithin(tx: Executor, actor: Actor, firmSlug: string, email: string, role: string, permissions: readonly string[] = []): Promise<FirmMember> {
     const normalized = normalizeEmail(email);
     const checkedRole = checkRole(role);
     const granted = checkPermissions(permissions, checkedRole);
-    return this.deps.db.transaction().execute(async (tx) => {
-      const { firm, standing } = await this.lockedFirm(tx, actor, firmSlug);
-      if (!mayManageMember(standing, 'add', checkedRole)) throw forbidden(`your role in ${firm.slug} does not allow adding ${checkedRole}s`);
-      const user = await this.ensureUser(normalized, null, tx);
-      const now = this.deps.clock.now().toISOString();
-      const membership: FirmMembershipTable = { firm_id: firm.id, user_id: user.id, role: checkedRole, permissions: JSON.stringify(granted), created_at: now };
-      if (!(await insertMembershipIfAbsent(tx, membership))) throw conflict(`${normalized} is already a member of ${firm.slug}; change their role instead`);
-      return { userId: user.id, email: user.email, name: user.name, role: checkedRole, permissions: granted, createdAt: now };
-    });
+    const { firm, standing } = await this.lockedFirm(tx, actor, firmSlug);
+    if (!mayManageMember(standing, 'add', checkedRole)) throw forbidden(`your role in ${firm.slug} does not allow adding ${checkedRole}s`);
+    const user = await this.ensureUser(normalized, null, tx);
+    const now = this.deps.clock.now().toISOString();
+    const membership: FirmMembershipTable = { firm_id: firm.id, user_id: user.id, role: checkedRole, permissions: JSON.stringify(granted), created_at: now };
+    if (!(await insertMembershipIfAbsent(tx, membership))) throw conflict(`${normalized} is already a member of ${firm.slug}; change their role instead`);
+    return { userId: user.id, email: user.email, name: user.name, role: checkedRole, permissions: granted, createdAt: now };
+  }
+
+  /** The firms the person belongs to, by name, with their role and granted permissions. */
+  async listMyFirms(actor: Actor): Promise<Array<Firm & { role: FirmRole; permissions: FirmPermission[] }>> {
+    if (actor.type !== 'user') return [];
+    const rows = await listFirmsOfUser(this.deps.db, actor.userId);
+    return rows.map((r) => ({ ...toFirm(r), role: r.role as FirmRole, permissions: parsePermissions(r.permissions) }));
+  }
+
+  /**
+   * The "key creator left / changed role" notifications this person received about the firm,
+   * newest first. Owners and admins only (they are the ones notified, and the ones who can act
+   * on them); a member gets forbidden, even one who was notified while an admin.
+   */
+  async keyCreatorNotices(actor: Actor, firmSlug: string): Promise<KeyCreatorNotice[]> {
+    const { firm, standing } = await this.resolveFirm(actor, firmSlug);
+    if (standing.kind === 'member' && standing.role === 'member') throw forbidden(`only owners and admins of ${firm.slug} see these notifications`);
+    // The operator is not a member and receives none.
+    if (actor.type !== 'user') return [];
+    const rows = await listFirmNotificationsForUser(this.deps.db, actor.userId, firm.id, [KEY_CREATOR_LEFT, KEY_CREATOR_ROLE_CHANGED]);
+    return rows.map(toNotice);
   }
 
   /**

@@ -7,6 +7,8 @@
  *   revealed); a visible key the actor may not change in that way answers forbidden.
  * Suspension: the operator's suspension outranks the firm's; a firm can neither lift nor
  * overwrite it. Personal keys are suspended by the operator only (their owner can revoke them).
+ * Audit: every change the operator makes to a key (tier, suspension, lifting) is written to the
+ * operator audit log in the change's own transaction (src/domain/operator/audit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -27,6 +29,8 @@ import type { Executor } from '../../db/repositories/types.ts';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
+import { lastUsedByKey } from '../../db/repositories/request-log.repository.ts';
+import { recordOperatorAction } from '../operator/audit.ts';
 import { AccountsService, normalizeEmail } from './accounts.service.ts';
 import { generateApiKey, hashApiKey, parseApiKey } from './api-key.ts';
 import { validateAllowList } from './ip-allowlist.ts';
@@ -195,6 +199,11 @@ export class KeysService {
     return (await listApiKeys(db, { ownerUserId: actor.userId })).map(toRecord);
   }
 
+  /** When each of these keys (already visible to the caller) was last used: key id → ISO time. */
+  lastUsed(keys: readonly ApiKeyRecord[]): Promise<Map<string, string>> {
+    return lastUsedByKey(this.deps.db, keys.map((k) => k.id));
+  }
+
   /** One key the actor may see; not_found otherwise. */
   async get(actor: Actor, keyId: string): Promise<ApiKeyRecord> {
     const { row } = await this.visible(this.deps.db, actor, keyId);
@@ -233,6 +242,12 @@ export class KeysService {
       // suspension that appeared after the read above.
       const ok = await setApiKeySuspension(tx, keyId, { by, reason: cleanReason, at }, by === 'operator' ? [null, 'firm', 'operator'] : [null, 'firm']);
       if (!ok) throw conflict('the key changed meanwhile; read it again');
+      if (actor.type === 'operator' && !(row.suspended_by === by && row.suspension_reason === cleanReason)) {
+        await this.audit(tx, actor, 'key.suspend', row, {
+          reason: cleanReason,
+          replaced: row.suspended_by === null ? null : { by: row.suspended_by, reason: row.suspension_reason },
+        });
+      }
       return toRecord((await findApiKeyById(tx, keyId))!);
     });
   }
@@ -247,6 +262,9 @@ export class KeysService {
       if (access.role === 'personal-owner') throw forbidden('only the operator lifts suspensions of personal keys');
       const ok = await clearApiKeySuspension(tx, keyId, row.suspended_by);
       if (!ok) throw conflict('the key changed meanwhile; read it again');
+      if (actor.type === 'operator') {
+        await this.audit(tx, actor, 'key.unsuspend', row, { lifted: { by: row.suspended_by, reason: row.suspension_reason, at: row.suspended_at } });
+      }
       return toRecord((await findApiKeyById(tx, keyId))!);
     });
   }
@@ -260,7 +278,9 @@ export class KeysService {
       const { row, access } = await this.visible(tx, actor, keyId);
       if (access.role !== 'operator') throw forbidden('only the operator changes tiers');
       this.refuseRevoked(row);
+      if (row.tier === tier) return toRecord(row);
       if (!(await updateApiKeySettings(tx, keyId, { tier }))) throw conflict('the key was revoked meanwhile');
+      if (actor.type === 'operator') await this.audit(tx, actor, 'key.set_tier', row, { from: row.tier, to: tier });
       return toRecord((await findApiKeyById(tx, keyId))!);
     });
   }
@@ -287,6 +307,11 @@ export class KeysService {
     if (!parseApiKey(token)) return null;
     const row = await findApiKeyByHash(this.deps.db, hashApiKey(token));
     return row ? toRecord(row) : null;
+  }
+
+  /** The audit entry of an operator's change to a key, in the change's transaction. */
+  private audit(tx: Executor, actor: Actor & { type: 'operator' }, action: 'key.set_tier' | 'key.suspend' | 'key.unsuspend', row: ApiKeyRow, details: Record<string, unknown>): Promise<void> {
+    return recordOperatorAction(tx, { at: this.deps.clock.now().toISOString(), by: actor.by, action, target: { type: 'key', id: row.id, label: row.prefix }, details });
   }
 
   private refuseRevoked(row: ApiKeyRow): void {

@@ -5,6 +5,7 @@
  * Windows are aligned to the Unix epoch and indexed with the caller's clock (`nowMs`), never the
  * store's, so tests can move time and several processes agree on which window a request is in.
  */
+import { DomainError } from '../errors.ts';
 import { MemoryRateLimitStore } from './rate-limit.memory.ts';
 import { RedisRateLimitStore } from './rate-limit.redis.ts';
 
@@ -118,6 +119,29 @@ export function retryAfterSeconds(windows: readonly WindowState[], nowMs: number
     if (w.remaining <= 0) seconds = Math.max(seconds, secondsUntil(w.resetAtMs, nowMs));
   }
   return seconds;
+}
+
+/**
+ * Counts one event in `bucket` and throws `rate_limited` (with its Retry-After) when a window is
+ * exhausted. A limiter outage lets the event through, as the API does, and is reported to
+ * `onError`: a Redis hiccup must not lock people out of signing in or their apps out of working.
+ */
+export async function admitOrThrow(
+  limiter: RateLimitStore,
+  bucket: string,
+  rules: readonly WindowRule[],
+  nowMs: number,
+  message: string,
+  onError?: (err: unknown) => void,
+): Promise<void> {
+  let result: ConsumeResult;
+  try {
+    result = await limiter.consume(bucket, rules, nowMs);
+  } catch (err) {
+    onError?.(err);
+    return;
+  }
+  if (!result.allowed) throw new DomainError('rate_limited', message, undefined, { 'retry-after': String(retryAfterSeconds(result.windows, nowMs)) });
 }
 
 /** Redis when a URL is given (shared by every process), else memory (this process only). */

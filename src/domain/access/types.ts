@@ -47,8 +47,17 @@ export interface ApiKeyRecord {
   createdAt: string;
 }
 
-/** Who performs a management action: the operator (CLI, support) or a signed-in user. */
-export type Actor = { type: 'operator' } | { type: 'user'; userId: string };
+/**
+ * Who, behind the operator actor, acted: a person in the operator console (with the request's
+ * X-Request-Id), or the command line at the server. Operator actions are audited under this name.
+ */
+export type OperatorIdentity = { kind: 'user'; userId: string; email: string; requestId: string | null } | { kind: 'cli' };
+
+/**
+ * Who performs a management action: the operator (CLI, support) or a signed-in user. An operator
+ * actor without `by` is the command line.
+ */
+export type Actor = { type: 'operator'; by?: OperatorIdentity } | { type: 'user'; userId: string };
 
 /** Where a key stands right now; only `active` keys authenticate (see keyStatus in api-key.ts). */
 export type KeyStatus = 'active' | 'revoked' | 'expired' | 'suspended';

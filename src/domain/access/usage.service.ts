@@ -1,7 +1,7 @@
 /** What a key can learn about itself: its description and its usage (GET /key, GET /usage). */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
-import { listUsageDaily } from '../../db/repositories/request-log.repository.ts';
+import { latencyBucketUpperMs, listUsageDaily, listUsageLatency, sumUsageErrors, sumUsageRoutes } from '../../db/repositories/request-log.repository.ts';
 import type { KeyResponse, UsageResponse } from '../../contract/access.ts';
 import { addDays } from '../directory/zoned-time.ts';
 import { TIER_LIMITS, keyRules } from './limits.ts';
@@ -9,6 +9,28 @@ import type { RateLimitStore } from './rate-limit.ts';
 import type { ApiKeyRecord } from './types.ts';
 
 export const USAGE_DAYS = 30;
+export const TOP_ENDPOINTS = 10;
+
+/**
+ * The smallest bucket bound at or above the q-quantile of a histogram (bucket → count), ms,
+ * rounded to 2 significant decimals; null for an empty histogram. Nearest-rank: the value of the
+ * ceil(q·n)-th smallest request, rounded up to its bucket's bound.
+ */
+export function histogramQuantile(buckets: ReadonlyArray<{ bucket: number; count: number }>, q: number): number | null {
+  const sorted = [...buckets].sort((a, b) => a.bucket - b.bucket);
+  const n = sorted.reduce((sum, b) => sum + b.count, 0);
+  if (n === 0) return null;
+  const rank = Math.max(1, Math.ceil(q * n));
+  let seen = 0;
+  for (const b of sorted) {
+    seen += b.count;
+    if (seen >= rank) return Number(latencyBucketUpperMs(b.bucket).toPrecision(2));
+  }
+  return Number(latencyBucketUpperMs(sorted.at(-1)!.bucket).toPrecision(2));
+}
+
+/** Fastify's `/lawyers/:lawyerId` as the API reference writes it, `/lawyers/{lawyerId}`. */
+const routeLabel = (route: string) => route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 export class UsageService {
   constructor(private readonly deps: { database: Database; clock: Clock; limiter: RateLimitStore }) {}
@@ -37,11 +59,18 @@ export class UsageService {
     const nowMs = this.deps.clock.now().getTime();
     const today = new Date(nowMs).toISOString().slice(0, 10);
     const from = addDays(today, -(USAGE_DAYS - 1));
-    const [windows, rows] = await Promise.all([
+    const db = this.deps.database.db;
+    // Daily aggregates only (a few hundred rows at most): never a scan of the request log.
+    const [windows, rows, errors, routes, latency] = await Promise.all([
       this.deps.limiter.peek(`key:${key.id}`, keyRules(key.tier), nowMs),
-      listUsageDaily(this.deps.database.db, key.id, from, today),
+      listUsageDaily(db, key.id, from, today),
+      sumUsageErrors(db, key.id, from, today),
+      sumUsageRoutes(db, key.id, from, today, TOP_ENDPOINTS),
+      listUsageLatency(db, key.id, from, today),
     ]);
     const byDay = new Map(rows.map((r) => [r.day, r]));
+    const latencyByDay = new Map<string, typeof latency>();
+    for (const r of latency) latencyByDay.set(r.day, [...(latencyByDay.get(r.day) ?? []), r]);
     const limits = TIER_LIMITS[key.tier];
     return {
       key_id: key.id,
@@ -59,8 +88,18 @@ export class UsageService {
       daily: Array.from({ length: USAGE_DAYS }, (_, i) => {
         const date = addDays(from, i);
         const r = byDay.get(date);
-        return { date, requests: r?.requests ?? 0, errors: r?.errors ?? 0, rate_limited: r?.rate_limited ?? 0 };
+        const histogram = latencyByDay.get(date) ?? [];
+        return {
+          date,
+          requests: r?.requests ?? 0,
+          errors: r?.errors ?? 0,
+          rate_limited: r?.rate_limited ?? 0,
+          server_errors: r?.server_errors ?? 0,
+          latency_ms: { p50: histogramQuantile(histogram, 0.5), p95: histogramQuantile(histogram, 0.95) },
+        };
       }),
+      errors_by_code: errors.map((e) => ({ code: e.code === '' ? null : e.code, count: e.count })),
+      top_endpoints: routes.map((r) => ({ method: r.method, route: routeLabel(r.route), requests: r.requests, errors: r.errors })),
     };
   }
 }

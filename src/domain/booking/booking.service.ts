@@ -31,6 +31,13 @@ import {
   tryInsertHold,
 } from '../../db/repositories/booking.repository.ts';
 import { findUserById } from '../../db/repositories/account.repository.ts';
+import {
+  findIntentOfUser,
+  findPendingIntentOfUserForSlot,
+  listIntentsOfUser,
+  lockUserForIntents,
+  pendingIntentsOfUser,
+} from '../../db/repositories/agent-booking.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
@@ -76,6 +83,36 @@ interface Idem {
   key: string;
 }
 
+/** Pending holds one person may have at once through AI apps (DESIGN §8). */
+export const MAX_PENDING_HOLDS_PER_USER = 3;
+
+/** The person an AI app holds a slot for, and the app (an OAuth client). */
+export interface Holder {
+  userId: string;
+  clientId: string;
+  /** The app's name, as the person saw it on the consent page: the intent's `agent_name`. */
+  clientName: string;
+}
+
+/** A slot as an agent asks for it. */
+export interface SlotRequest {
+  lawyer_id: string;
+  date: string;
+  start_time: string;
+  end_time: string;
+}
+
+export type HoldOutcome = { kind: 'held'; response: InitiateResponse; replayed: boolean } | { kind: 'unavailable' };
+
+/**
+ * Whether `userId` may confirm (and pay) this intent. An intent held by an AI app for a person
+ * is theirs alone; any other intent is a capability: whoever holds its link may (DESIGN §7).
+ */
+export function mayConfirm(intent: Pick<BookingIntentTable, 'held_for_user_id'>, userId: string | null): boolean {
+  const owner = intent.held_for_user_id ?? null;
+  return owner === null || owner === userId;
+}
+
 /**
  * Thrown inside the booking transaction when the Idempotency-Key claim was completed by another
  * request meanwhile (this one outlived its lease): the transaction rolls back and the caller gets
@@ -114,6 +151,52 @@ export class BookingService {
     }
   }
 
+  /**
+   * A hold made by an AI app for a signed-in person (MCP `hold_consultation_slot`): every check of
+   * an initiation, owned by that person (only they may confirm it), `source: ai_agent` with the
+   * app's name. Idempotent per person and slot: asking again for a slot the person already holds
+   * answers that same hold. At most MAX_PENDING_HOLDS_PER_USER pending holds per person.
+   */
+  async holdForUser(holder: Holder, ip: string, slot: SlotRequest): Promise<HoldOutcome> {
+    const requested: InitiateBody = { ...slot, lawyer_id: slot.lawyer_id.toLowerCase(), source: 'ai_agent', agent_name: holder.clientName.slice(0, 100) };
+    const existing = await this.ownHold(holder.userId, requested);
+    if (existing) return { kind: 'held', response: existing, replayed: true };
+    const outcome = await this.execute({ kind: 'anonymous', ip }, requested, null, holder);
+    if (outcome.status === 201) return { kind: 'held', response: JSON.parse(outcome.body) as InitiateResponse, replayed: false };
+    // Lost the slot to a concurrent request: it may have been this person's own (a retried call).
+    const mine = await this.ownHold(holder.userId, requested);
+    return mine ? { kind: 'held', response: mine, replayed: true } : { kind: 'unavailable' };
+  }
+
+  /** One intent held for this person (anyone else's is not found); expiry exact on read. */
+  async getIntentOfUser(userId: string, intentId: string): Promise<BookingIntent> {
+    const row = /^[0-9a-f-]{36}$/i.test(intentId) ? await findIntentOfUser(this.deps.database.db, intentId, userId) : undefined;
+    if (!row) throw notFound('No booking intent with this id was held for you.');
+    const lawyer = await findPublicLawyer(this.deps.database.db, row.lawyer_id);
+    return this.intentView(row, lawyer?.timezone ?? 'Europe/Madrid');
+  }
+
+  /** The intents AI apps held for this person, newest first (at most `limit`). */
+  async listIntentsOfUser(userId: string, limit = 50): Promise<BookingIntent[]> {
+    const rows = await listIntentsOfUser(this.deps.database.db, userId, limit);
+    const zones = new Map<string, string>();
+    for (const id of new Set(rows.map((r) => r.lawyer_id))) zones.set(id, (await findPublicLawyer(this.deps.database.db, id))?.timezone ?? 'Europe/Madrid');
+    return rows.map((r) => this.intentView(r, zones.get(r.lawyer_id)!));
+  }
+
+  /** The person's unexpired hold of exactly this slot, as the hold call answered it. */
+  private async ownHold(userId: string, body: InitiateBody): Promise<InitiateResponse | null> {
+    const nowIso = this.deps.clock.now().toISOString();
+    const row = await findPendingIntentOfUserForSlot(this.deps.database.db, userId, { lawyer_id: body.lawyer_id, slot_date: body.date, start_time: body.start_time }, nowIso);
+    if (!row || row.end_time !== body.end_time) return null;
+    const lawyer = await findPublicLawyer(this.deps.database.db, row.lawyer_id);
+    if (!lawyer) return null;
+    const ref = await this.deps.cache.current();
+    const startsAtMs = zoned(row.slot_date, row.start_time, lawyer.timezone);
+    const endsAtMs = zoned(row.slot_date, row.end_time, lawyer.timezone);
+    return this.initiateResponse(lawyer, ref, { date: row.slot_date, start_time: row.start_time, end_time: row.end_time, startsAtMs, endsAtMs }, row.id, row.confirmation_token, row.expires_at, true);
+  }
+
   /** GET /booking-intents/{id}: only the calling key's intents; expiry exact on read. */
   async getIntent(keyId: string, intentId: string): Promise<BookingIntent> {
     const row = await findIntentOfKey(this.deps.database.db, intentId, keyId);
@@ -138,7 +221,8 @@ export class BookingService {
     let mailIds: string[] = [];
     const result = await this.deps.database.db.transaction().execute(async (trx): Promise<ConfirmOutcome> => {
       const intent = await findIntentByToken(trx, token);
-      if (!intent) throw notFound('No booking intent has this confirmation link.');
+      // Someone else's AI-app hold reads as unknown: the link alone gives nothing away.
+      if (!intent || !mayConfirm(intent, userId)) throw notFound('No booking intent has this confirmation link.');
       if (intent.status === 'confirmed') return { outcome: 'already_confirmed', intent };
       if (intent.status === 'expired' || intent.expires_at <= nowIso) {
         const expired = await expireIntent(trx, intent.id, nowIso);
@@ -246,7 +330,7 @@ export class BookingService {
       }));
   }
 
-  private async execute(caller: Caller, requested: InitiateBody, idem: Idem | null): Promise<StoredOutcome> {
+  private async execute(caller: Caller, requested: InitiateBody, idem: Idem | null, holder: Holder | null = null): Promise<StoredOutcome> {
     // UUIDs are case-insensitive; the directory stores them in lower case.
     const body = { ...requested, lawyer_id: requested.lawyer_id.toLowerCase() };
     const db = this.deps.database.db;
@@ -268,32 +352,7 @@ export class BookingService {
     const isTest = caller.kind === 'key' && caller.key.mode === 'test';
     const id = isTest ? null : randomUUID();
     const token = isTest ? null : randomBytes(24).toString('base64url');
-    const response: InitiateResponse = {
-      booking_intent_id: id,
-      ...(isTest ? { test: true as const } : {}),
-      confirmation_url: token ? `${this.deps.config.siteUrl}/confirm/${token}` : `${this.deps.config.siteUrl}/booking/test-mode`,
-      expires_at: expiresAt,
-      slot: {
-        date: slot.date,
-        start_time: slot.start_time,
-        end_time: slot.end_time,
-        timezone: lawyer.timezone,
-        starts_at: formatInZone(slot.startsAtMs, lawyer.timezone),
-        ends_at: formatInZone(slot.endsAtMs, lawyer.timezone),
-      },
-      lawyer: {
-        id: lawyer.id,
-        name: lawyer.name,
-        city: ref.cityBySlug.get(lawyer.city_slug)?.name ?? lawyer.city_slug,
-        consultation_fee_cents: lawyer.consultation_fee_cents,
-        currency: 'EUR',
-        platform_commission_percent: lawyer.platform_commission_percent,
-        profile_url: `${this.deps.config.siteUrl}/lawyers/${lawyer.id}`,
-      },
-      message: isTest
-        ? 'Test mode: every check passed, but nothing was held or stored and nobody was notified. The confirmation_url explains test mode.'
-        : `The slot is held until ${expiresAt} (${Math.round(this.deps.config.bookingIntentTtlSeconds / 60)} minutes). Send the user to confirmation_url to sign in, confirm and pay there; the booking is final only then.`,
-    };
+    const response = this.initiateResponse(lawyer, ref, slot, id, token, expiresAt, holder !== null);
     const headers: Record<string, string> = id && caller.kind === 'key' ? { location: `${this.deps.config.baseUrl}/booking-intents/${id}` } : {};
     const created: StoredOutcome = { status: 201, body: JSON.stringify(response), headers };
 
@@ -307,6 +366,19 @@ export class BookingService {
 
     // Whatever the outcome, what this process cached about the lawyer is dropped afterwards.
     return this.changingLawyer(lawyer.id, () => db.transaction().execute(async (trx) => {
+      if (holder) {
+        await lockUserForIntents(trx, holder.userId);
+        const pending = await pendingIntentsOfUser(trx, holder.userId, nowIso);
+        if (pending.count >= MAX_PENDING_HOLDS_PER_USER) {
+          const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
+          throw new DomainError(
+            'rate_limited',
+            `You already hold ${pending.count} consultation times that are waiting for confirmation, the most allowed at once (${MAX_PENDING_HOLDS_PER_USER}). Confirm and pay one at its link, or wait until one expires.`,
+            undefined,
+            { 'retry-after': String(retryAfter) },
+          );
+        }
+      }
       if (caller.kind === 'key') {
         await lockKeyForIntents(trx, caller.key.id);
         const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso);
@@ -353,11 +425,55 @@ export class BookingService {
         confirmed_by_user_id: null,
         expired_at: null,
         created_at: nowIso,
+        held_for_user_id: holder?.userId ?? null,
+        oauth_client_id: holder?.clientId ?? null,
       });
       // The stored outcome commits with the intent: a crash can never leave one without the other.
       await complete(trx, idem, created);
       return created;
     }));
+  }
+
+  /** The answer to an initiation (REST, the booking page, an AI app's hold). */
+  private initiateResponse(
+    lawyer: { id: string; name: string; city_slug: string; timezone: string; consultation_fee_cents: number; platform_commission_percent: number },
+    ref: { cityBySlug: ReadonlyMap<string, { name: string }> },
+    slot: { date: string; start_time: string; end_time: string; startsAtMs: number; endsAtMs: number },
+    id: string | null,
+    token: string | null,
+    expiresAt: string,
+    forPerson: boolean,
+  ): InitiateResponse {
+    const minutes = Math.round(this.deps.config.bookingIntentTtlSeconds / 60);
+    return {
+      booking_intent_id: id,
+      ...(token === null ? { test: true as const } : {}),
+      confirmation_url: token ? `${this.deps.config.siteUrl}/confirm/${token}` : `${this.deps.config.siteUrl}/booking/test-mode`,
+      expires_at: expiresAt,
+      slot: {
+        date: slot.date,
+        start_time: slot.start_time,
+        end_time: slot.end_time,
+        timezone: lawyer.timezone,
+        starts_at: formatInZone(slot.startsAtMs, lawyer.timezone),
+        ends_at: formatInZone(slot.endsAtMs, lawyer.timezone),
+      },
+      lawyer: {
+        id: lawyer.id,
+        name: lawyer.name,
+        city: ref.cityBySlug.get(lawyer.city_slug)?.name ?? lawyer.city_slug,
+        consultation_fee_cents: lawyer.consultation_fee_cents,
+        currency: 'EUR',
+        platform_commission_percent: lawyer.platform_commission_percent,
+        profile_url: `${this.deps.config.siteUrl}/lawyers/${lawyer.id}`,
+      },
+      message:
+        token === null
+          ? 'Test mode: every check passed, but nothing was held or stored and nobody was notified. The confirmation_url explains test mode.'
+          : forPerson
+            ? `The slot is held for this person until ${expiresAt} (${minutes} minutes). Give them confirmation_url: they sign in there with their own account, confirm and pay. The booking is final only when the person confirms and pays at the link; nobody else can confirm this hold.`
+            : `The slot is held until ${expiresAt} (${minutes} minutes). Send the user to confirmation_url to sign in, confirm and pay there; the booking is final only then.`,
+    };
   }
 
   /** The generated slot matching the request exactly, if it is bookable now (holds aside). */

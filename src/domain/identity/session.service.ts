@@ -10,6 +10,7 @@ import type { Database } from '../../db/database.ts';
 import {
   findSessionByTokenHash,
   insertSession,
+  markSessionSteppedUp,
   purgeEndedIdentityRows,
   revokeSessionByTokenHash,
   revokeSessionsOfUser,
@@ -30,13 +31,26 @@ export interface SessionUser {
   email: string;
   name: string | null;
   locale: string | null;
+  /** Listed in `operators` (consulta operators add): may open the operator console. */
+  operator: boolean;
 }
+
+/** A signed-in browser's session as pages see it. */
+export interface AuthenticatedSession {
+  user: SessionUser;
+  sessionId: string;
+  /** When this session last proved a passkey, or null. */
+  stepUpAt: string | null;
+}
+
+/** How recent a passkey proof must be for sensitive operator actions. */
+export const STEP_UP_WINDOW_MS = 10 * 60_000;
 
 export class SessionService {
   constructor(private readonly deps: { database: Database; clock: Clock; config: Pick<Config, 'sessionIdleDays' | 'sessionMaxDays'> }) {}
 
   /** A new session for the user; the token goes in the cookie and is never stored. */
-  async create(userId: string, meta: { ip: string; userAgent?: string }): Promise<{ id: string; token: string; expiresAt: string }> {
+  async create(userId: string, meta: { ip: string; userAgent?: string; /** Signed in with a passkey: counts as a step-up. */ passkey?: boolean }): Promise<{ id: string; token: string; expiresAt: string }> {
     const now = this.deps.clock.now();
     const token = randomBytes(32).toString('base64url');
     const id = randomUUID();
@@ -51,12 +65,13 @@ export class SessionService {
       revoked_at: null,
       client_ip: meta.ip,
       user_agent: meta.userAgent?.slice(0, 300) ?? null,
+      step_up_at: meta.passkey ? now.toISOString() : null,
     });
     return { id, token, expiresAt };
   }
 
   /** The signed-in user of a cookie's token, or null (unknown, revoked, idle or past its end). */
-  async authenticate(token: string | undefined): Promise<{ user: SessionUser; sessionId: string } | null> {
+  async authenticate(token: string | undefined): Promise<AuthenticatedSession | null> {
     if (!token || !TOKEN.test(token)) return null;
     const row = await findSessionByTokenHash(this.deps.database.db, sha256(token));
     if (!row || row.revoked_at !== null) return null;
@@ -65,7 +80,21 @@ export class SessionService {
     const lastSeen = Date.parse(row.last_seen_at);
     if (lastSeen + this.deps.config.sessionIdleDays * DAY_MS <= nowMs) return null;
     if (nowMs - lastSeen >= TOUCH_EVERY_MS) await touchSession(this.deps.database.db, row.id, new Date(nowMs).toISOString());
-    return { user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale }, sessionId: row.id };
+    return {
+      user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale, operator: row.operator_since !== null },
+      sessionId: row.id,
+      stepUpAt: row.step_up_at,
+    };
+  }
+
+  /** Records that the session has just proved a passkey (sign-in with one, or a step-up). */
+  markSteppedUp(sessionId: string): Promise<void> {
+    return markSessionSteppedUp(this.deps.database.db, sessionId, this.deps.clock.now().toISOString());
+  }
+
+  /** Whether the session proved a passkey within the step-up window (10 minutes). */
+  steppedUpRecently(stepUpAt: string | null): boolean {
+    return stepUpAt !== null && this.deps.clock.now().getTime() - Date.parse(stepUpAt) < STEP_UP_WINDOW_MS;
   }
 
   async signOut(token: string): Promise<void> {

@@ -19,8 +19,7 @@ import type { SignInChallengeTable } from '../../db/schema.ts';
 import { messages, type Locale } from '../../i18n/index.ts';
 import { AccountsService, normalizeEmail } from '../access/accounts.service.ts';
 import { DAY_MS, HOUR_MS } from '../access/limits.ts';
-import { retryAfterSeconds, type RateLimitStore, type WindowRule } from '../access/rate-limit.ts';
-import { DomainError } from '../errors.ts';
+import { admitOrThrow, type RateLimitStore, type WindowRule } from '../access/rate-limit.ts';
 import type { MailQueue } from '../notify/outbox.ts';
 import { safeReturnTo } from './return-to.ts';
 import type { SessionService } from './session.service.ts';
@@ -80,18 +79,8 @@ export class SignInService {
     this.accounts = deps.accounts ?? new AccountsService({ database: deps.database, clock: deps.clock });
   }
 
-  private async limit(bucket: string, rules: readonly WindowRule[]): Promise<void> {
-    const nowMs = this.deps.clock.now().getTime();
-    let result;
-    try {
-      result = await this.deps.limiter.consume(bucket, rules, nowMs);
-    } catch (err) {
-      this.deps.onLimiterError?.(err);
-      return;
-    }
-    if (!result.allowed) {
-      throw new DomainError('rate_limited', 'Too many sign-in attempts; try again later.', undefined, { 'retry-after': String(retryAfterSeconds(result.windows, nowMs)) });
-    }
+  private limit(bucket: string, rules: readonly WindowRule[]): Promise<void> {
+    return admitOrThrow(this.deps.limiter, bucket, rules, this.deps.clock.now().getTime(), 'Too many sign-in attempts; try again later.', this.deps.onLimiterError);
   }
 
   /** Emails a code and a link. The same answer for every address (no enumeration). */

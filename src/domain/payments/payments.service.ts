@@ -49,7 +49,7 @@ import {
   type PaymentProvider,
   type ProviderEvent,
 } from '../../payments/provider.ts';
-import type { BookingService, ConfirmOutcome } from '../booking/booking.service.ts';
+import { mayConfirm, type BookingService, type ConfirmOutcome } from '../booking/booking.service.ts';
 import { quote, type Quote } from '../booking/quote.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError } from '../errors.ts';
@@ -135,7 +135,8 @@ export class PaymentsService {
   /** What the pay page of `token` shows to `userId` (null: not signed in). */
   async checkout(token: string, userId: string | null): Promise<CheckoutView> {
     const loaded = await this.load(token);
-    if (!loaded) return { state: 'not_found' };
+    // An AI app's hold is its person's alone: to anyone else signed in, the link is unknown.
+    if (!loaded || (userId !== null && !mayConfirm(loaded.intent, userId))) return { state: 'not_found' };
     const { intent, lawyer } = loaded;
     const nowMs = this.deps.clock.now().getTime();
     let state: CheckoutState = payability(intent, nowMs);
@@ -451,7 +452,7 @@ export class PaymentsService {
    */
   private async begin(token: string, userId: string): Promise<Begun> {
     const loaded = await this.load(token);
-    if (!loaded) return { kind: 'not_found' };
+    if (!loaded || !mayConfirm(loaded.intent, userId)) return { kind: 'not_found' };
     const { lawyer } = loaded;
     const nowMs = this.deps.clock.now().getTime();
     const early = outcomeOf(payability(loaded.intent, nowMs));

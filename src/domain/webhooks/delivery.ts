@@ -64,7 +64,7 @@ function describeError(err: unknown): string {
  * A connector that connects only to checked addresses: resolve, check every address, then try
  * them in order (the next one when a connection attempt fails).
  */
-function guardedConnector(options: { resolver: HostResolver; policy: AddressPolicy; connectTimeoutMs: number; tls?: ConnectionOptions }): buildConnector.connector {
+export function guardedConnector(options: { resolver: HostResolver; policy: AddressPolicy; connectTimeoutMs: number; tls?: ConnectionOptions }): buildConnector.connector {
   const base = buildConnector({ timeout: options.connectTimeoutMs, ...options.tls });
   return (connectOptions, callback) => {
     resolveTarget(connectOptions.hostname, options.resolver, options.policy).then(

@@ -28,12 +28,16 @@ import {
   enableEndpoint,
   findEndpoint,
   insertEndpoint,
+  findMessage,
   insertMessages,
   listAttempts,
   listEndpoints,
+  listMessageAttempts,
   makeWaitingMessagesDue,
   parkWaitingMessages,
+  requeueDeadMessage,
   rotateEndpointSecret,
+  type AttemptCursor,
   type WebhookAttemptRow,
   type WebhookEndpointRow,
 } from '../../db/repositories/webhook.repository.ts';
@@ -44,7 +48,16 @@ import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '
 import { resolveTarget, systemResolver, TargetRefusedError, type HostResolver } from './address-policy.ts';
 import { newMessageId, type DeliveredAttempt, type WebhookDispatcher } from './dispatcher.ts';
 import { generateSecret } from './signing.ts';
-import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type DisabledCause, type WebhookAttempt, type WebhookEndpoint, type WebhookEventType } from './types.ts';
+import {
+  TEST_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+  type DisabledCause,
+  type WebhookAttempt,
+  type WebhookAttemptPage,
+  type WebhookEndpoint,
+  type WebhookEventType,
+  type WebhookMessage,
+} from './types.ts';
 
 /** How long a replaced secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -53,6 +66,7 @@ export const MAX_URL_LENGTH = 2048;
 export const MAX_ENDPOINTS_PER_OWNER = 100;
 const MAX_REASON_LENGTH = 500;
 const ID_PATTERN = /^ep_[0-9a-f]{32}$/;
+const MESSAGE_ID_PATTERN = /^msg_[0-9a-f]{32}$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
@@ -71,7 +85,7 @@ export interface EndpointWithSecret {
   secret: string;
 }
 
-/** The result of `sendTest`: the queued message, and the attempt when one was made at once. */
+/** The result of `sendTest` and `retryMessage`: the queued message, and the attempt when one was made at once. */
 export interface TestSend {
   messageId: string;
   attempt: DeliveredAttempt | null;
@@ -129,6 +143,39 @@ function toAttempt(row: WebhookAttemptRow): WebhookAttempt {
     messageStatus: row.message_status,
     nextAttemptAt: row.next_attempt_at,
   };
+}
+
+function toMessage(row: WebhookMessageTable, history: WebhookAttempt[]): WebhookMessage {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    history,
+  };
+}
+
+function encodeCursor(row: WebhookAttemptRow): string {
+  return Buffer.from(JSON.stringify([row.attempted_at, row.attempt, row.id])).toString('base64url');
+}
+
+function decodeCursor(raw: string): AttemptCursor {
+  const bad = () => invalidRequest('not a page of this delivery list', [{ pointer: '/before', detail: 'must be a cursor from the previous page' }]);
+  if (typeof raw !== 'string' || raw.length > 200 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw bad();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (!Array.isArray(value) || value.length !== 3) throw bad();
+  const [attemptedAt, attempt, id] = value as unknown[];
+  if (typeof attemptedAt !== 'string' || Number.isNaN(Date.parse(attemptedAt)) || !Number.isInteger(attempt) || typeof id !== 'string' || id.length > 64) throw bad();
+  return { attemptedAt, attempt: attempt as number, id };
 }
 
 export class WebhookEndpointsService {
@@ -331,6 +378,61 @@ export class WebhookEndpointsService {
     const db = this.deps.database.db;
     const row = await this.visible(db, actor, id);
     return (await listAttempts(db, row.id, limit)).map(toAttempt);
+  }
+
+  /**
+   * A page of the endpoint's attempts, newest first (1–200 per page, default 20); `before` is the
+   * `next` cursor of the previous page. Keyset paging: a page costs the same however deep it is.
+   */
+  async deliveryPage(actor: Actor, id: string, options: { limit?: number; before?: string | null } = {}): Promise<WebhookAttemptPage> {
+    const limit = options.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidRequest('limit must be 1–200', [{ pointer: '/limit', detail: 'must be an integer from 1 to 200' }]);
+    const after = options.before ? decodeCursor(options.before) : undefined;
+    const db = this.deps.database.db;
+    const row = await this.visible(db, actor, id);
+    const rows = await listAttempts(db, row.id, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { attempts: page.map(toAttempt), next: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+
+  /** One message of an endpoint the actor may manage, with its attempts; not_found otherwise. */
+  async message(actor: Actor, endpointId: string, messageId: string): Promise<WebhookMessage> {
+    const db = this.deps.database.db;
+    const row = await this.visible(db, actor, endpointId);
+    const message = await this.messageOf(db, row.id, messageId);
+    return toMessage(message, (await listMessageAttempts(db, message.id)).map(toAttempt));
+  }
+
+  /**
+   * Sends a dead message again (a manual retry): only a dead message, of an enabled endpoint the
+   * actor may manage. It keeps its webhook-id and body (receivers deduplicate), and its attempt
+   * count: the retry is the next attempt after the last (7 after the sixth), made at once, and
+   * — being past the schedule — if it fails the message is dead again (retry it again later).
+   * With a dispatcher, the attempt is made now and returned; otherwise the running dispatcher
+   * makes it (it is due at once).
+   */
+  async retryMessage(actor: Actor, endpointId: string, messageId: string): Promise<TestSend> {
+    const db = this.deps.database.db;
+    const row = await this.visible(db, actor, endpointId);
+    const message = await this.messageOf(db, row.id, messageId);
+    if (row.disabled_at !== null) throw conflict('the endpoint is disabled; enable it first (its waiting messages are then delivered too)');
+    if (message.status !== 'dead') throw conflict(`only a dead message can be retried; ${message.id} is ${message.status}`);
+    const now = this.deps.clock.now();
+    const dispatcher = this.deps.dispatcher;
+    const claim = dispatcher ? { lockedUntil: new Date(now.getTime() + this.deps.config.webhookLeaseSeconds * 1000).toISOString(), token: randomUUID() } : null;
+    const requeued = await requeueDeadMessage(db, row.id, message.id, { nowIso: now.toISOString(), claim });
+    // Someone retried it a moment before us: it is no longer dead.
+    if (!requeued) throw conflict(`only a dead message can be retried; ${message.id} was just re-queued`);
+    if (!dispatcher) return { messageId: requeued.id, attempt: null };
+    return { messageId: requeued.id, attempt: await dispatcher.deliver(requeued, row) };
+  }
+
+  private async messageOf(db: Executor, endpointId: string, messageId: string): Promise<WebhookMessageTable> {
+    const message = typeof messageId === 'string' && MESSAGE_ID_PATTERN.test(messageId) ? await findMessage(db, messageId) : undefined;
+    // Another endpoint's message is not found here, exactly like an unknown id.
+    if (!message || message.endpoint_id !== endpointId) throw notFound(`no message ${typeof messageId === 'string' ? messageId.slice(0, 40) : ''} at this endpoint`);
+    return message;
   }
 
   private async view(db: Executor, id: string): Promise<WebhookEndpoint> {

@@ -47,3 +47,27 @@ export interface WebhookAttempt {
   messageStatus: string;
   nextAttemptAt: string | null;
 }
+
+/** One message of an endpoint (one event for this endpoint), with its attempts oldest first. */
+export interface WebhookMessage {
+  /** The `webhook-id` header. */
+  id: string;
+  eventId: string;
+  eventType: string;
+  /** pending, delivered or dead. */
+  status: string;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due; null when delivered, dead, or waiting for the endpoint to be enabled. */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  history: WebhookAttempt[];
+}
+
+/** A page of an endpoint's attempts, newest first; `next` continues with older ones. */
+export interface WebhookAttemptPage {
+  attempts: WebhookAttempt[];
+  /** An opaque cursor for the following (older) page; null on the last page. */
+  next: string | null;
+}

@@ -11,6 +11,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { safeReturnTo } from '../../domain/identity/return-to.ts';
 import type { SessionService } from '../../domain/identity/session.service.ts';
 import type { SignInResult, SignInService } from '../../domain/identity/sign-in.service.ts';
+import { requireUser } from '../guards.ts';
 import type { SiteCookies } from '../plugin.ts';
 import { ConsultationPage, ConsultationsPage } from './consultations.page.tsx';
 import { CodePage, SignInPage } from './sign-in.page.tsx';
@@ -25,8 +26,21 @@ export interface AccountAreaDeps {
 
 const SIGN_IN_COOKIE_SECONDS = 10 * 60;
 
+/**
+ * The session cookie, set and cleared the same way by every way of signing in and out (email
+ * code or link here, passkeys in passkeys.routes.ts).
+ */
+export function sessionCookie(config: Pick<Config, 'sessionMaxDays'>, cookies: SiteCookies) {
+  const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: cookies.secure };
+  return {
+    set: (reply: FastifyReply, token: string) => reply.setCookie(cookies.session, token, { ...base, maxAge: config.sessionMaxDays * 86_400 }),
+    clear: (reply: FastifyReply) => reply.clearCookie(cookies.session, base),
+  };
+}
+
 export function accountArea({ config, cookies, signIn, sessions, consultations }: AccountAreaDeps) {
   const cookieBase = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: cookies.secure };
+  const session = sessionCookie(config, cookies);
 
   /** The pending challenge of this browser: `<challengeId>.<browserSecret>`. */
   const pending = (request: FastifyRequest): { challengeId: string; browserSecret: string } | null => {
@@ -36,15 +50,9 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
 
   /** A completed sign-in: the session cookie, the challenge cookie gone, on to where the person was going. */
   const finish = (reply: FastifyReply, result: Extract<SignInResult, { ok: true }>) => {
-    reply.setCookie(cookies.session, result.session.token, { ...cookieBase, maxAge: config.sessionMaxDays * 86_400 });
+    session.set(reply, result.session.token);
     reply.clearCookie(cookies.signIn, cookieBase);
     return reply.code(303).redirect(safeReturnTo(result.returnTo) ?? '/consultations');
-  };
-
-  const requireUser = (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.site.user) return request.site.user;
-    void reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(request.site.path)}`);
-    return null;
   };
 
   return async (site: FastifyInstance) => {
@@ -98,7 +106,7 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
     site.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {
       const token = request.cookies[cookies.session];
       if (token) await sessions.signOut(token);
-      reply.clearCookie(cookies.session, cookieBase);
+      session.clear(reply);
       return reply.code(303).redirect('/');
     });
 
@@ -106,7 +114,7 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
       const user = requireUser(request, reply);
       if (!user) return reply;
       await sessions.signOutEverywhere(user.id);
-      reply.clearCookie(cookies.session, cookieBase);
+      session.clear(reply);
       return reply.code(303).redirect('/');
     });
 

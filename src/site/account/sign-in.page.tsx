@@ -2,6 +2,7 @@
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
+import { PasskeySignIn } from './passkeys.page.tsx';
 
 export function SignInPage({ ctx, returnTo, email, error }: { ctx: SiteContext; returnTo: string | null; email?: string; error?: string | null }) {
   const { t } = ctx;
@@ -11,11 +12,12 @@ export function SignInPage({ ctx, returnTo, email, error }: { ctx: SiteContext; 
       <p>{t.signIn.intro}</p>
       <PostForm ctx={ctx} action="/sign-in" once>
         {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}
-        <Field name="email" type="email" label={t.signIn.email} autocomplete="email" inputmode="email" required maxLength={254} value={email} error={error} hint={t.signIn.emailHint} autofocus />
+        <Field name="email" type="email" label={t.signIn.email} autocomplete="username webauthn" inputmode="email" required maxLength={254} value={email} error={error} hint={t.signIn.emailHint} autofocus />
         <button class="wide" type="submit">
           {t.signIn.sendCode}
         </button>
       </PostForm>
+      <PasskeySignIn ctx={ctx} returnTo={returnTo} />
     </Layout>
   );
 }

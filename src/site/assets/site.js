@@ -22,6 +22,19 @@
     };
     tick();
   });
+  // Copy buttons for secrets shown once (the text stays selectable without JavaScript).
+  document.querySelectorAll('button[data-copy]').forEach(function (button) {
+    var source = document.getElementById(button.getAttribute('data-copy'));
+    if (!source || !navigator.clipboard) return;
+    var label = button.textContent;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      navigator.clipboard.writeText(source.value || source.textContent || '').then(function () {
+        button.textContent = button.getAttribute('data-copied') || label;
+        setTimeout(function () { button.textContent = label; }, 2000);
+      });
+    });
+  });
   // A form submits once: a second tap while the first is on its way does nothing.
   document.querySelectorAll('form[data-once]').forEach(function (form) {
     form.addEventListener('submit', function (event) {

@@ -7,7 +7,7 @@ export interface LayoutProps {
   ctx: SiteContext;
   title: string;
   /** Which nav entry is the current page. */
-  section?: 'search' | 'consultations' | 'sign-in' | 'docs';
+  section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard';
   narrow?: boolean;
   children: ComponentChildren;
 }
@@ -44,6 +44,7 @@ export function Layout({ ctx, title, section, narrow, children }: LayoutProps) {
               {ctx.user ? (
                 <>
                   <a href="/consultations" aria-current={current('consultations')}>{t.layout.myConsultations}</a>
+                  <a href="/developer/keys" aria-current={current('dashboard')}>{t.layout.dashboard}</a>
                   <form method="post" action="/sign-out">
                     <CsrfField ctx={ctx} />
                     <button class="linklike" type="submit">{t.layout.signOut}</button>

@@ -1,0 +1,226 @@
+/**
+ * The OAuth 2.1 authorization server of the MCP server: oidc-provider configured for public
+ * clients only (PKCE S256 required, no client secrets), one resource (MCP_URL) whose opaque
+ * access tokens carry it as their only audience, rotating refresh tokens, RFC 9207 `iss` in
+ * responses, Dynamic Client Registration and Client ID Metadata Documents (fetched with the
+ * webhooks' SSRF policy). Sign-in and consent are the site's pages (src/site/oauth/).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import type * as Oidc from 'oidc-provider';
+import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { findLatestGrantOfClient } from '../db/repositories/oauth.repository.ts';
+import { isLevel, LEVELS } from '../domain/oauth/levels.ts';
+import { kyselyAdapter } from './adapter.ts';
+import { safeFetch, type OutboundOptions } from './safe-fetch.ts';
+
+/** Where the authorization server lives, under the site's origin. */
+export const OAUTH_PATH = '/oauth';
+/** The site page an authorization continues on (sign-in, then consent). */
+export const INTERACTION_PATH = `${OAUTH_PATH}/interaction`;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Refresh tokens and grants outlive access tokens; a grant unused for this long lapses. */
+const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
+const GRANT_TTL_SECONDS = 90 * 86_400;
+
+export interface ProviderOptions {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  /** How Client ID Metadata Documents are fetched (tests point it at a local HTTPS host). */
+  outbound?: OutboundOptions;
+}
+
+/**
+ * Registration policy, applied to registered clients and to Client ID Metadata Documents alike:
+ * public clients only, authorization code (+ refresh token) only, redirect URIs HTTPS or plain
+ * HTTP on a loopback address, matched exactly (the `web` application type: a loopback port is
+ * not a wildcard).
+ */
+function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof Oidc.errors): void {
+  const auth = metadata.token_endpoint_auth_method;
+  if (auth !== undefined && auth !== 'none') throw new errors.InvalidClientMetadata('only public clients are accepted: token_endpoint_auth_method must be "none"');
+  const grants = Array.isArray(metadata.grant_types) ? (metadata.grant_types as unknown[]) : [];
+  if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+    throw new errors.InvalidClientMetadata('grant_types may only contain authorization_code and refresh_token');
+  }
+  const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+  for (const uri of uris) {
+    const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
+    if (!parsed) throw new errors.InvalidRedirectUri('redirect_uris must be absolute URLs');
+    if (parsed.protocol === 'https:') continue;
+    if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) continue;
+    throw new errors.InvalidRedirectUri('redirect_uris must be https: URLs, or http: URLs on a loopback address (127.0.0.1, [::1], localhost)');
+  }
+  // Clients may register the levels they will ask for (the MCP SDK registers the 401 challenge's
+  // scope). Levels are the MCP server's scopes, granted by the person on the consent page, not
+  // the authorization server's own, which oidc-provider would refuse in a client's `scope`: only
+  // those (offline_access, or anything unknown, still refused) stay.
+  if (typeof metadata.scope === 'string') {
+    const own = metadata.scope.split(' ').filter((s) => s !== '' && !isLevel(s));
+    if (own.length > 0) metadata.scope = own.join(' ');
+    else delete metadata.scope;
+  }
+  metadata.application_type = 'web';
+}
+
+/**
+ * The consent prompt's scope check, replaced: a level the client asks for and the grant lacks
+ * prompts for consent, unless the person has just answered this very request (they may grant
+ * less than was asked; the token then carries what they chose). The default check would record
+ * the refusal in the grant for good, and a later step-up for that level would never be asked.
+ */
+function consentPolicy(interactionPolicy: typeof Oidc.interactionPolicy) {
+  const policy = interactionPolicy.base();
+  const consent = policy.get('consent')!;
+  const checks = consent.checks as unknown as Oidc.interactionPolicy.Check[];
+  const index = checks.findIndex((c) => c.reason === 'rs_scopes_missing');
+  const missingKey = Symbol('missing resource scopes');
+  type Ctx = KoaContextWithOIDC & { oidc: { [missingKey]?: Record<string, string[]> } };
+  checks.splice(
+    index,
+    1,
+    new interactionPolicy.Check(
+      'rs_scopes_missing',
+      'requested scopes not granted',
+      (ctx) => {
+        const { oidc } = ctx as Ctx;
+        if (oidc.result?.consent) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+        let missing: Record<string, string[]> | undefined;
+        for (const [indicator, server] of Object.entries(oidc.resourceServers ?? {})) {
+          const granted = new Set(oidc.grant!.getResourceScope(indicator).split(' '));
+          const available = (server as { scopes: Set<string> }).scopes;
+          for (const scope of oidc.requestParamScopes) {
+            if (available.has(scope) && !granted.has(scope)) (((missing ??= {})[indicator] ??= []).push(scope));
+          }
+        }
+        if (!missing) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+        (oidc as Ctx['oidc'])[missingKey] = missing;
+        return interactionPolicy.Check.REQUEST_PROMPT;
+      },
+      (ctx) => ({ missingResourceScopes: (ctx as Ctx).oidc[missingKey] }),
+    ),
+  );
+  return policy;
+}
+
+/**
+ * One signing key per process. Nothing we issue is signed (access tokens are opaque and no ID
+ * token is issued without `openid`, which our clients have no use for), but oidc-provider wants
+ * a key set; a generated one keeps its development keys out of production.
+ */
+function processKeys() {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig', kid: 'process' }] };
+}
+
+/**
+ * Builds the provider. It is mounted under OAUTH_PATH by src/oauth/oauth.routes.ts. The library
+ * is loaded here, not at start-up: CLI commands that never serve (migrate, seed, keys…) then
+ * neither load it nor print its "unsupported runtime" warning on Node 20 (docs/decisions.md).
+ */
+export async function createProvider({ config, database, clock, outbound }: ProviderOptions): Promise<Provider> {
+  const oidc = await import('oidc-provider');
+  const issuer = `${config.siteUrl}${OAUTH_PATH}`;
+  const resource = config.mcpUrl;
+  const scope = LEVELS.join(' ');
+
+  const configuration: Configuration = {
+    adapter: kyselyAdapter(database, clock),
+    jwks: processKeys() as Configuration['jwks'],
+    clients: [],
+    clientAuthMethods: ['none'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    scopes: ['offline_access'],
+    claims: { openid: ['sub'] },
+    cookies: {
+      keys: [...config.oauthCookieKeys],
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    ttl: {
+      AccessToken: config.oauthAccessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      Grant: GRANT_TTL_SECONDS,
+      Interaction: 3600,
+      Session: 14 * 86_400,
+    },
+    rotateRefreshToken: () => true,
+    // Tokens belong to the grant, not to the browser session that consented: an app keeps
+    // working after the person signs out of the site, until they disconnect it.
+    expiresWithSession: () => false,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    // One grant per person and client, whichever browser session asks: connected apps shows one
+    // row per app, and a step-up adds to the same grant.
+    loadExistingGrant: async (ctx) => {
+      const accountId = ctx.oidc.session?.accountId;
+      const clientId = ctx.oidc.client?.clientId;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? (accountId && clientId ? await findLatestGrantOfClient(database.db, accountId, clientId) : undefined);
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      policy: consentPolicy(oidc.interactionPolicy),
+    },
+    extraClientMetadata: {
+      // Not a real property: its validator sees the whole metadata, and applies our policy.
+      properties: ['consulta_policy'],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key === 'consulta_policy') checkClientMetadata(metadata as Record<string, unknown>, oidc.errors);
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      userinfo: { enabled: false },
+      introspection: { enabled: false },
+      revocation: { enabled: true },
+      registration: { enabled: true, initialAccessToken: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== resource) throw new oidc.errors.InvalidTarget('the only resource is the MCP server');
+          return { scope, audience: resource, accessTokenTTL: config.oauthAccessTokenTtlSeconds, accessTokenFormat: 'opaque' };
+        },
+      },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        cacheDuration: { min: 60, max: 86_400 },
+      },
+    },
+    fetch: safeFetch(outbound ?? {}) as unknown as Configuration['fetch'],
+    renderError: async (ctx, out) => {
+      // Plain text: the error fields are the client's own words in part (never HTML).
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `${out.error}${out.error_description ? `: ${out.error_description}` : ''}\n`;
+    },
+  };
+  const provider = new oidc.default(issuer, configuration);
+  // Our Fastify route pins Host and X-Forwarded-Proto to SITE_URL before handing requests over.
+  provider.proxy = true;
+  // The levels are scopes of the one resource server, which oidc-provider does not advertise;
+  // clients that read the authorization server's metadata rather than the resource's see them too.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+      (ctx.body as Record<string, unknown>).scopes_supported = [...LEVELS, 'offline_access'];
+    }
+  });
+  return provider;
+}

@@ -1,0 +1,172 @@
+/**
+ * The request log: a person's (or a firm's) API requests, newest first, with filters, the
+ * X-Request-Id search, and one request's detail. Renders what the route hands it.
+ */
+import type { ComponentChildren } from 'preact';
+import type { RequestLogTable } from '../../db/schema.ts';
+import { REQUEST_LOG_DAYS, STATUS_CLASSES, type RequestFilters } from '../../domain/access/request-history.service.ts';
+import type { ApiKeyRecord } from '../../domain/access/types.ts';
+import { formatInstant } from '../../i18n/format.ts';
+import type { SiteContext } from '../context.ts';
+import { Field, Select } from '../ui/components.tsx';
+import { DashboardLayout, FirmTabs } from '../ui/dashboard.tsx';
+
+export type LogOwner = { kind: 'user'; base: '/developer' } | { kind: 'firm'; base: string; slug: string; name: string };
+
+const at = (ctx: SiteContext, iso: string) => formatInstant(iso, 'Europe/Madrid', ctx.locale);
+
+function Frame({ ctx, owner, title, children }: { ctx: SiteContext; owner: LogOwner; title: string; children: ComponentChildren }) {
+  return (
+    <DashboardLayout ctx={ctx} title={title} current={owner.kind === 'user' ? 'requests' : 'firms'}>
+      {owner.kind === 'firm' ? (
+        <>
+          <p class="firm-name">{owner.name}</p>
+          <FirmTabs ctx={ctx} slug={owner.slug} current="requests" />
+        </>
+      ) : null}
+      {children}
+    </DashboardLayout>
+  );
+}
+
+function StatusCell({ status }: { status: number }) {
+  const cls = status >= 500 || status === 429 ? 'badge bad' : status >= 400 ? 'badge' : 'badge ok';
+  return <span class={cls}>{status}</span>;
+}
+
+/** The query string of these filters (and a cursor), for links that keep them. */
+export function filterQuery(filters: RequestFilters, cursor?: string): string {
+  const p = new URLSearchParams();
+  if (filters.keyId) p.set('key', filters.keyId);
+  if (filters.mode) p.set('mode', filters.mode);
+  if (filters.status) p.set('status', filters.status);
+  if (filters.path) p.set('path', filters.path);
+  if (cursor) p.set('cursor', cursor);
+  const q = p.toString();
+  return q ? `?${q}` : '';
+}
+
+export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows: RequestLogTable[]; keys: ApiKeyRecord[]; filters: RequestFilters; next: string | null; searchedTo?: string | null; idError?: string }) {
+  const { ctx, owner, rows, keys, filters, next } = props;
+  const t = ctx.t.requests;
+  const title = owner.kind === 'firm' ? t.firmTitle(owner.name) : t.title;
+  const prefix = new Map(keys.map((k) => [k.id, k.prefix]));
+  const base = `${owner.base}/requests`;
+  return (
+    <Frame ctx={ctx} owner={owner} title={title}>
+      <h1>{title}</h1>
+      <p>{t.intro(REQUEST_LOG_DAYS)}</p>
+      <form method="get" action={`${base}/find`} class="card find-request">
+        <Field name="request_id" label={t.find} hint={t.requestIdHint} error={props.idError} autocomplete="off" maxLength={40} />
+        <button type="submit" class="secondary">{t.go}</button>
+      </form>
+      <details class="filters card" open={Boolean(filters.keyId || filters.mode || filters.status || filters.path)}>
+        <summary>{t.filters}</summary>
+        <form method="get" action={base}>
+        <div class="grid four">
+          <Select name="key" label={t.key} empty={t.anyKey} value={filters.keyId ?? ''} options={keys.map((k) => ({ value: k.id, label: `${k.prefix}…${k.name ? ` (${k.name})` : ''}` }))} />
+          <Select name="mode" label={t.mode} empty={t.anyMode} value={filters.mode ?? ''} options={[{ value: 'live', label: t.live }, { value: 'test', label: t.test }]} />
+          <Select name="status" label={t.status} empty={t.anyStatus} value={filters.status ?? ''} options={STATUS_CLASSES.map((c) => ({ value: c, label: c }))} />
+          <Field name="path" label={t.path} hint={t.pathHint} value={filters.path ?? ''} maxLength={300} />
+        </div>
+        <div class="actions">
+          <button type="submit">{t.apply}</button>
+          <a href={base}>{t.clear}</a>
+        </div>
+        </form>
+      </details>
+      {rows.length === 0 && !props.searchedTo ? (
+        <p>{t.none}</p>
+      ) : rows.length === 0 ? null : (
+        <div class="table-scroll" tabindex={0} role="region" aria-label={t.caption}>
+          <table class="request-log">
+            <caption class="visually-hidden">{t.caption}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t.colStatus}</th>
+                <th scope="col">{t.colTime}</th>
+                <th scope="col">{t.colRequest}</th>
+                <th scope="col" class="num">{t.colDuration}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr class={r.test ? 'test' : undefined}>
+                  <td>
+                    <StatusCell status={r.status} />
+                  </td>
+                  <td class="when">{at(ctx, r.at)}</td>
+                  <td class="what">
+                    <span class="mono">
+                      {r.method} {r.path}
+                    </span>
+                    <br />
+                    <a class="mono small" href={`${base}/${r.request_id}`}>{r.request_id}</a>
+                    <span class="meta small">
+                      {' '}
+                      {r.key_id ? `${prefix.get(r.key_id) ?? '?'}…` : ''}
+                    </span>{' '}
+                    {r.test ? <span class="badge test">{t.testBadge}</span> : null}
+                  </td>
+                  <td class="num">{t.ms(Math.round(r.duration_ms))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.searchedTo ? <p class="notice">{t.searchedTo(at(ctx, props.searchedTo))}</p> : null}
+      <p class="pager">
+        {filters.cursor ? <a href={`${base}${filterQuery({ ...filters, cursor: undefined })}`}>{t.newest}</a> : <span />}
+        {next ? <a href={`${base}${filterQuery(filters, next)}`}>{props.searchedTo ? t.searchOlder : t.older}</a> : null}
+      </p>
+    </Frame>
+  );
+}
+
+/** One request's facts; also used by the operator's request lookup. */
+export function RequestFacts({ ctx, row, keyLabel }: { ctx: SiteContext; row: RequestLogTable; keyLabel: string | null }) {
+  const t = ctx.t.requests;
+  return (
+    <dl class="facts">
+      <dt>{t.colId}</dt>
+      <dd class="mono">{row.request_id}</dd>
+      <dt>{t.colTime}</dt>
+      <dd>{at(ctx, row.at)}</dd>
+      <dt>{t.method}</dt>
+      <dd>{row.method}</dd>
+      <dt>{t.colPath}</dt>
+      <dd class="mono">{row.path}</dd>
+      <dt>{t.route}</dt>
+      <dd class="mono">{row.route}</dd>
+      <dt>{t.colStatus}</dt>
+      <dd>
+        <StatusCell status={row.status} />
+      </dd>
+      <dt>{t.colDuration}</dt>
+      <dd>{t.ms(Math.round(row.duration_ms * 100) / 100)}</dd>
+      <dt>{t.errorCode}</dt>
+      <dd>{row.error_code ? <a href={`/docs/errors/${encodeURIComponent(row.error_code)}`}>{row.error_code}</a> : t.noError}</dd>
+      <dt>{t.colKey}</dt>
+      <dd class="mono">{keyLabel ?? t.keyGone}</dd>
+      <dt>{t.mode_}</dt>
+      <dd>{row.test ? <span class="badge test">{t.modeTest}</span> : t.modeLive}</dd>
+      <dt>{t.clientIp}</dt>
+      <dd class="mono">{row.client_ip}</dd>
+    </dl>
+  );
+}
+
+/** `apiKey`, not `key`: Preact keeps a `key` prop for itself and never hands it to the component. */
+export function RequestDetailPage({ ctx, owner, row, apiKey: key }: { ctx: SiteContext; owner: LogOwner; row: RequestLogTable; apiKey: ApiKeyRecord | null }) {
+  const t = ctx.t.requests;
+  return (
+    <Frame ctx={ctx} owner={owner} title={`${t.detailTitle} ${row.request_id}`}>
+      <h1>{t.detailTitle}</h1>
+      <RequestFacts ctx={ctx} row={row} keyLabel={key ? `${key.prefix}…${key.name ? ` (${key.name})` : ''}` : null} />
+      <p>
+        <a href={`${owner.base}/requests`}>{t.backToLog}</a>
+      </p>
+    </Frame>
+  );
+}

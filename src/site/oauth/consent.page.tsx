@@ -1,0 +1,89 @@
+/**
+ * The consent page of the authorization server: which app asks (its self-declared name, marked
+ * unverified), where the answer goes back to, and the three cumulative levels, the requested one
+ * selected. Allow and deny are separate forms, each with its CSRF token.
+ */
+import { LEVELS, type Level } from '../../domain/oauth/levels.ts';
+import type { SiteContext } from '../context.ts';
+import { Notice, PostForm } from '../ui/components.tsx';
+import { Layout } from '../ui/layout.tsx';
+
+export interface ConsentView {
+  uid: string;
+  clientName: string;
+  /** Every client is self-declared today (registered or metadata document): always true. */
+  unverified: boolean;
+  /** Host (and port) of the redirect URI of this request. */
+  redirectHost: string;
+  /** Every redirect URI of the client is on a loopback address. */
+  localhostOnly: boolean;
+  requested: Level;
+  /** What the app may already do (a step-up), or null for a first connection. */
+  current: Level | null;
+}
+
+export function ConsentPage({ ctx, view }: { ctx: SiteContext; view: ConsentView }) {
+  const t = ctx.t.oauth;
+  const action = `/oauth/interaction/${encodeURIComponent(view.uid)}`;
+  return (
+    <Layout ctx={ctx} title={t.consentTitle} narrow>
+      <h1>{t.consentTitle}</h1>
+      <p class="consent-app">
+        {t.consentIntro(view.clientName)} {view.unverified ? <span class="badge test">{t.unverified}</span> : null}
+      </p>
+      {view.unverified ? <p class="hint">{t.unverifiedNote}</p> : null}
+      <dl class="facts">
+        <dt>{t.returnsTo}</dt>
+        <dd class="mono">{view.redirectHost}</dd>
+      </dl>
+      {view.localhostOnly ? (
+        <Notice kind="warn" role="alert">
+          <p>{t.localhostWarning}</p>
+        </Notice>
+      ) : null}
+      {ctx.user ? <p>{t.signedInAs(ctx.user.email)}</p> : null}
+      {view.current ? <p>{t.alreadyAllowed(t.levels[view.current].name)}</p> : null}
+      <PostForm ctx={ctx} action={`${action}/allow`} once>
+        <fieldset aria-describedby="levels-hint">
+          <legend>{t.levelsLegend}</legend>
+          <span class="hint" id="levels-hint">{t.levelsHint}</span>
+          <div class="checks levels">
+            {LEVELS.map((level) => (
+              <label>
+                <input type="radio" name="level" value={level} checked={level === view.requested} />{' '}
+                <span>
+                  <strong>{t.levels[level].name}</strong> <code>{level}</code>
+                  <br />
+                  {t.levels[level].description}
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <Notice kind="ok">
+          <p>{t.bookingRule}</p>
+        </Notice>
+        <p class="hint">{t.revokeLater}</p>
+        <p class="actions">
+          <button type="submit">{t.allow}</button>
+        </p>
+      </PostForm>
+      <PostForm ctx={ctx} action={`${action}/deny`}>
+        <p class="actions">
+          <button type="submit" class="secondary">{t.deny}</button>
+        </p>
+      </PostForm>
+    </Layout>
+  );
+}
+
+/** The interaction is unknown, expired or already answered. */
+export function ConsentExpiredPage({ ctx }: { ctx: SiteContext }) {
+  const t = ctx.t.oauth;
+  return (
+    <Layout ctx={ctx} title={t.expiredTitle} narrow>
+      <h1>{t.expiredTitle}</h1>
+      <p>{t.expired}</p>
+    </Layout>
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * The dashboard frame: the site layout with the dashboard's own navigation (developer area,
+ * firms, account, and the operator console for operators). Every dashboard page renders in it.
+ */
+import type { ComponentChildren } from 'preact';
+import type { SiteContext } from '../context.ts';
+import { Layout } from './layout.tsx';
+
+export type DashboardSection = 'keys' | 'webhooks' | 'requests' | 'usage' | 'firms' | 'passkeys' | 'apps' | 'operator';
+
+export interface DashboardLayoutProps {
+  ctx: SiteContext;
+  title: string;
+  current: DashboardSection;
+  children: ComponentChildren;
+}
+
+export function DashboardLayout({ ctx, title, current, children }: DashboardLayoutProps) {
+  const { t } = ctx;
+  const link = (section: DashboardSection, href: string, label: string) => (
+    <li>
+      <a href={href} aria-current={section === current ? 'page' : undefined}>{label}</a>
+    </li>
+  );
+  return (
+    <Layout ctx={ctx} title={title} section="dashboard">
+      <div class="dashboard">
+        <nav class="dash-nav" aria-label={t.dashboard.navLabel}>
+          <p class="dash-nav-heading">{t.dashboard.developer}</p>
+          <ul>
+            {link('keys', '/developer/keys', t.dashboard.keys)}
+            {link('webhooks', '/developer/webhooks', t.dashboard.webhooks)}
+            {link('requests', '/developer/requests', t.dashboard.requests)}
+            {link('usage', '/developer/usage', t.dashboard.usage)}
+          </ul>
+          <p class="dash-nav-heading">{t.dashboard.account}</p>
+          <ul>
+            {link('firms', '/firms', t.dashboard.firms)}
+            {link('passkeys', '/account/passkeys', t.dashboard.passkeys)}
+            {link('apps', '/account/apps', t.oauth.appsNav)}
+          </ul>
+          {ctx.user?.operator ? (
+            <>
+              <p class="dash-nav-heading">{t.dashboard.operatorHeading}</p>
+              <ul>{link('operator', '/operator', t.dashboard.operator)}</ul>
+            </>
+          ) : null}
+        </nav>
+        <div class="dash-main">{children}</div>
+      </div>
+    </Layout>
+  );
+}
+
+/**
+ * A secret shown once (an API key, a webhook signing secret): readable, selectable, with a copy
+ * button that site.js wires up (without JavaScript the text is still there to select).
+ */
+export function SecretOnce({ ctx, label, value, warning }: { ctx: SiteContext; label: string; value: string; warning: string }) {
+  return (
+    <div class="notice warn secret-once" role="status">
+      <p>
+        <strong>{warning}</strong>
+      </p>
+      <label class="label" for="secret-value">{label}</label>
+      <div class="secret-row">
+        <input id="secret-value" type="text" readonly value={value} class="secret" spellcheck={false} autocomplete="off" />
+        <button type="button" class="secondary" data-copy="secret-value" data-copied={ctx.t.dashboard.copied} hidden>
+          {ctx.t.dashboard.copy}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export type FirmTab = 'overview' | 'members' | 'keys' | 'webhooks' | 'requests' | 'usage';
+
+/** The tabs of one firm's pages (`/firms/:slug/…`); each area renders its own tab's content. */
+export function FirmTabs({ ctx, slug, current }: { ctx: SiteContext; slug: string; current: FirmTab }) {
+  const t = ctx.t.dashboard;
+  const base = `/firms/${encodeURIComponent(slug)}`;
+  const tabs: Array<[FirmTab, string, string]> = [
+    ['overview', base, t.firmOverview],
+    ['members', `${base}/members`, t.firmMembers],
+    ['keys', `${base}/keys`, t.keys],
+    ['webhooks', `${base}/webhooks`, t.webhooks],
+    ['requests', `${base}/requests`, t.requests],
+    ['usage', `${base}/usage`, t.usage],
+  ];
+  return (
+    <nav class="firm-tabs" aria-label={t.firmTabsLabel}>
+      <ul>
+        {tabs.map(([tab, href, label]) => (
+          <li>
+            <a href={href} aria-current={tab === current ? 'page' : undefined}>{label}</a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

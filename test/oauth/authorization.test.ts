@@ -1,0 +1,367 @@
+/**
+ * The authorization server on both databases, over app.inject(): metadata at every well-known
+ * address, registration policy and its rate limit, the authorize → sign-in → consent → token
+ * flow with PKCE and `resource`, cumulative levels and step-up, refresh-token rotation, the
+ * consent page (escaped name, unverified mark, localhost warning, CSRF, never framed),
+ * connected apps with revoke, and the resource side's refusals (wrong audience, expired,
+ * revoked, API keys; OAuth tokens on REST).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashOAuthId } from '../../src/domain/oauth/token-hash.ts';
+import { createTestContext, type TestContext } from '../support/app.ts';
+import { createKey } from '../support/booking.ts';
+import { signedIn } from '../support/dashboard.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { pageText } from '../support/site.ts';
+import { authorize, connect, pathOf, pkce, REDIRECT_URI, registerClient, token } from './support.ts';
+
+const MCP = 'http://consulta.test/mcp';
+
+function mcpCall(ctx: TestContext, bearer: string | null, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) {
+  return ctx.app.fastify.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      host: 'consulta.test',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+    },
+    payload: body as Record<string, unknown>,
+  });
+}
+
+for (const target of databaseTargets()) {
+  describe(`OAuth authorization server (${target.name})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(target);
+    });
+    after(async () => ctx?.close());
+
+    it('publishes RFC 8414 metadata at the issuer and at the path-inserted well-known addresses', async () => {
+      for (const url of ['/oauth/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/oauth', '/oauth/.well-known/oauth-authorization-server', '/.well-known/openid-configuration/oauth']) {
+        const res = await ctx.app.fastify.inject({ url });
+        assert.equal(res.statusCode, 200, url);
+        const m = res.json() as Record<string, unknown>;
+        assert.equal(m.issuer, 'http://consulta.test/oauth');
+        assert.equal(m.authorization_endpoint, 'http://consulta.test/oauth/auth');
+        assert.equal(m.token_endpoint, 'http://consulta.test/oauth/token');
+        assert.equal(m.registration_endpoint, 'http://consulta.test/oauth/reg');
+        assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
+        assert.deepEqual(m.token_endpoint_auth_methods_supported, ['none']);
+        assert.equal(m.authorization_response_iss_parameter_supported, true);
+        assert.equal(m.client_id_metadata_document_supported, true);
+        assert.deepEqual(m.scopes_supported, ['directory:read', 'slots:hold', 'my-bookings:read', 'offline_access']);
+      }
+    });
+
+    it('publishes RFC 9728 protected-resource metadata for MCP_URL', async () => {
+      const res = await ctx.app.fastify.inject({ url: '/.well-known/oauth-protected-resource/mcp' });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json(), {
+        resource: MCP,
+        authorization_servers: ['http://consulta.test/oauth'],
+        scopes_supported: ['directory:read', 'slots:hold', 'my-bookings:read'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Consulta',
+        resource_documentation: 'http://consulta.test/llms.txt',
+      });
+    });
+
+    it('registers public clients only, with HTTPS or loopback redirect URIs', async () => {
+      const reg = (payload: Record<string, unknown>) => ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload });
+      const ok = await reg({ client_name: 'Ok', redirect_uris: ['https://agent.example/cb', 'http://127.0.0.1:4000/cb', 'http://[::1]/cb', 'http://localhost:99/cb'], token_endpoint_auth_method: 'none' });
+      assert.equal(ok.statusCode, 201, ok.body);
+      assert.equal(ok.json().token_endpoint_auth_method, 'none');
+      assert.equal(ok.json().client_secret, undefined);
+      // Without a method the client is public all the same (the default is none).
+      const unsaid = await reg({ client_name: 'Unsaid', redirect_uris: ['https://agent.example/cb'] });
+      assert.equal(unsaid.statusCode, 201);
+      assert.equal(unsaid.json().token_endpoint_auth_method, 'none');
+      // The MCP SDK registers the scope of the 401 challenge: levels are accepted (the person grants them).
+      const scoped = await reg({ client_name: 'Scoped', redirect_uris: ['https://agent.example/cb'], scope: 'directory:read offline_access' });
+      assert.equal(scoped.statusCode, 201, scoped.body);
+      assert.equal(scoped.json().scope, 'offline_access');
+      for (const [payload, error] of [
+        [{ redirect_uris: ['https://agent.example/cb'], scope: 'directory:read admin' }, 'invalid_client_metadata'],
+        [{ redirect_uris: ['http://agent.example/cb'] }, 'invalid_redirect_uri'],
+        [{ redirect_uris: ['com.agent.app:/cb'] }, 'invalid_redirect_uri'],
+        [{ redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
+        [{ redirect_uris: ['https://agent.example/cb'], grant_types: ['authorization_code', 'client_credentials'] }, 'invalid_client_metadata'],
+      ] as const) {
+        const res = await reg(payload);
+        assert.equal(res.statusCode, 400, JSON.stringify(payload));
+        assert.equal(res.json().error, error, JSON.stringify(payload));
+      }
+    });
+
+    it('runs authorize → sign-in → consent → token with PKCE S256, resource and iss', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'flow@example.com')).client;
+      const { redirect, consentPage } = await authorize(ctx, browser, { clientId, scope: 'directory:read offline_access' });
+      assert.ok(consentPage, 'a first connection asks for consent');
+      assert.equal(`${redirect.origin}${redirect.pathname}`, REDIRECT_URI);
+      assert.equal(redirect.searchParams.get('state'), 'st4te');
+      assert.equal(redirect.searchParams.get('iss'), 'http://consulta.test/oauth', 'RFC 9207');
+      const code = redirect.searchParams.get('code')!;
+      // Without the verifier the code is refused; with another verifier too.
+      const wrong = await token(ctx, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: pkce().verifier, resource: MCP });
+      assert.equal(wrong.statusCode, 400);
+      assert.equal(wrong.json().error, 'invalid_grant');
+      // The code was used up by the refused attempt (single use); a fresh flow gets tokens.
+      const tokens = await connect(ctx, browser, { clientId, scope: 'directory:read offline_access' });
+      assert.equal(tokens.token_type, 'Bearer');
+      assert.equal(tokens.expires_in, 900, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS default');
+      assert.equal(tokens.scope, 'directory:read');
+      assert.ok(tokens.refresh_token);
+      assert.ok(!tokens.access_token.includes('.'), 'opaque, not a JWT');
+      const stored = await ctx.database.db.selectFrom('oauth_records').selectAll().where('model', '=', 'AccessToken').where('id', '=', hashOAuthId(tokens.access_token)).executeTakeFirst();
+      assert.ok(stored, 'stored under the hash of the token');
+      assert.ok(!stored.payload.includes(tokens.access_token), 'the token itself is not stored');
+      assert.deepEqual(JSON.parse(stored.payload).aud, MCP);
+    });
+
+    it('requires PKCE from every client, and refuses a resource other than MCP_URL', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'pkce@example.com')).client;
+      const noPkce = await browser.get(`/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'directory:read' })}`);
+      assert.equal(noPkce.statusCode, 303);
+      assert.match(String(noPkce.headers.location), /error=invalid_request/);
+      const elsewhere = await browser.get(
+        `/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: 'https://elsewhere.example/api' })}`,
+      );
+      assert.equal(elsewhere.statusCode, 303);
+      const back = new URL(String(elsewhere.headers.location));
+      assert.equal(`${back.origin}${back.pathname}`, REDIRECT_URI);
+      assert.equal(back.searchParams.get('error'), 'invalid_target');
+    });
+
+    it('redirect URIs match exactly: another port on the loopback address is refused', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'exact@example.com')).client;
+      const res = await browser.get(`/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256' })}`);
+      assert.equal(res.statusCode, 400);
+      assert.match(res.body, /redirect_uri/);
+    });
+
+    it('sends a signed-out person through the site sign-in, then back to the consent page', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'later@example.com');
+      const session = [...me.client.cookies].find(([k]) => k.includes('consulta_session'))!;
+      me.client.cookies.delete(session[0]);
+      const { challenge } = pkce();
+      const start = await me.client.get(`/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'directory:read', code_challenge: challenge, code_challenge_method: 'S256', resource: MCP })}`);
+      const interaction = pathOf(start.headers.location);
+      assert.match(interaction, /^\/oauth\/interaction\/[A-Za-z0-9_-]+$/);
+      const page = await me.client.get(interaction);
+      assert.equal(page.statusCode, 303);
+      assert.equal(pathOf(page.headers.location), `/sign-in?return_to=${encodeURIComponent(interaction)}`);
+      // Signed in again (the sign-in pages are tested elsewhere), the same URL goes on.
+      me.client.cookies.set(session[0], session[1]);
+      const again = await me.client.get(interaction);
+      assert.equal(again.statusCode, 303);
+      assert.match(pathOf(again.headers.location), /^\/oauth\/auth\//);
+    });
+
+    it('the consent page: escaped name marked unverified, redirect host, localhost warning, requested level preselected, CSRF, never framed', async () => {
+      const clientId = await registerClient(ctx, { client_name: '<img src=x onerror=alert(1)> Helper' });
+      const browser = (await signedIn(ctx, 'consent@example.com')).client;
+      let page: Awaited<ReturnType<typeof browser.get>> | null = null;
+      await authorize(ctx, browser, { clientId, scope: 'slots:hold' }).then((r) => (page = r.consentPage));
+      const html = page!.body;
+      assert.ok(!html.includes('<img src=x'), 'the name is escaped');
+      assert.match(html, /&lt;img src=x onerror=alert\(1\)> Helper/);
+      assert.match(pageText(html), /Unverified/);
+      assert.match(pageText(html), /127\.0\.0\.1:8765/);
+      assert.match(pageText(html), /returns to an address on your own computer/);
+      assert.match(html, /name="level" value="slots:hold" checked/);
+      for (const form of ['allow', 'deny']) assert.match(html, new RegExp(`action="[^"]*/${form}"[^>]*><input type="hidden" name="_csrf"`), `${form} carries the token`);
+      assert.equal(page!.headers['x-frame-options'], 'DENY');
+      assert.match(String(page!.headers['content-security-policy']), /frame-ancestors 'none'/);
+    });
+
+    it('refuses an answer without the CSRF token or from another origin', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'csrf@example.com')).client;
+      const { challenge } = pkce();
+      let res = await browser.get(`/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'directory:read', code_challenge: challenge, code_challenge_method: 'S256', resource: MCP })}`);
+      for (let i = 0; i < 4 && res.statusCode === 303; i++) res = await browser.get(pathOf(res.headers.location));
+      assert.equal(res.statusCode, 200);
+      const action = /action="([^"]*\/allow)"/.exec(res.body)![1]!;
+      const forged = await browser.post(action, { level: 'my-bookings:read', _csrf: 'forged' });
+      assert.equal(forged.statusCode, 403);
+      const crossSite = await browser.post(action, { level: 'my-bookings:read' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' });
+      assert.equal(crossSite.statusCode, 403);
+    });
+
+    it('denying sends access_denied back to the app', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'deny@example.com')).client;
+      const { redirect } = await authorize(ctx, browser, { clientId, scope: 'directory:read', answer: 'deny' });
+      assert.equal(redirect.searchParams.get('error'), 'access_denied');
+      assert.equal(redirect.searchParams.get('code'), null);
+    });
+
+    it('levels are cumulative, a granted level is not asked again, and a higher one is a step-up', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'levels@example.com');
+      const browser = me.client;
+      const first = await connect(ctx, browser, { clientId, scope: 'directory:read' });
+      assert.equal(first.scope, 'directory:read');
+      assert.equal((await mcpCall(ctx, first.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_booking_intents', arguments: {} } })).statusCode, 403);
+      const again = await authorize(ctx, browser, { clientId, scope: 'directory:read' });
+      assert.equal(again.consentPage, null, 'nothing new asked: no consent page');
+      const stepped = await authorize(ctx, browser, { clientId, scope: 'directory:read slots:hold' });
+      assert.ok(stepped.consentPage, 'a new level asks');
+      assert.match(pageText(stepped.consentPage.body), /It may already: Browse the directory/);
+      const up = await connect(ctx, browser, { clientId, scope: 'directory:read slots:hold' });
+      assert.deepEqual(up.scope?.split(' ').sort(), ['directory:read', 'slots:hold']);
+      const everything = await connect(ctx, browser, { clientId, scope: 'my-bookings:read', answer: 'my-bookings:read' });
+      assert.deepEqual(everything.scope?.split(' ').sort(), ['my-bookings:read'], 'the token carries what was asked');
+      const apps = await ctx.app.services.connectedApps.list(me.userId);
+      assert.equal(apps.length, 1, 'one grant per person and app');
+      assert.deepEqual(apps[0]!.levels, ['directory:read', 'slots:hold', 'my-bookings:read']);
+    });
+
+    it('rotates refresh tokens: the new one works, the used one is refused', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'refresh@example.com')).client;
+      const tokens = await connect(ctx, browser, { clientId, scope: 'directory:read offline_access' });
+      const refreshed = await token(ctx, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId, resource: MCP });
+      assert.equal(refreshed.statusCode, 200, refreshed.body);
+      const next = refreshed.json() as { access_token: string; refresh_token: string };
+      assert.notEqual(next.refresh_token, tokens.refresh_token);
+      assert.equal((await mcpCall(ctx, next.access_token)).statusCode, 200);
+      const reused = await token(ctx, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId, resource: MCP });
+      assert.equal(reused.statusCode, 400);
+      assert.equal(reused.json().error, 'invalid_grant');
+    });
+
+    it('connected apps lists the app with its level; revoking ends its access and refresh tokens at once', async () => {
+      const clientId = await registerClient(ctx, { client_name: 'Revocable Agent' });
+      const me = await signedIn(ctx, 'revoke@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'slots:hold offline_access' });
+      assert.equal((await mcpCall(ctx, tokens.access_token)).statusCode, 200);
+      const page = await me.client.get('/account/apps');
+      assert.equal(page.statusCode, 200);
+      const text = pageText(page.body);
+      assert.match(text, /Revocable Agent/);
+      assert.match(text, /Browse the directory · Hold times in my name/);
+      assert.match(page.body, /aria-current="page"[^>]*>Connected apps|href="\/account\/apps" aria-current="page"/);
+      const action = /action="(\/account\/apps\/[^"]+\/revoke)"/.exec(page.body)![1]!;
+      const done = await me.client.post(action, {});
+      assert.equal(done.statusCode, 303);
+      assert.equal(pathOf(done.headers.location), '/account/apps?revoked=1');
+      // No waiting: this process forgets the grant at once.
+      const after = await mcpCall(ctx, tokens.access_token);
+      assert.equal(after.statusCode, 401);
+      assert.match(String(after.headers['www-authenticate']), /error="invalid_token"/);
+      const refresh = await token(ctx, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId, resource: MCP });
+      assert.equal(refresh.statusCode, 400);
+      assert.match(pageText((await me.client.get('/account/apps')).body), /No app is connected/);
+    });
+
+    it("someone else's grant cannot be revoked (the same 404 as an unknown one)", async () => {
+      const clientId = await registerClient(ctx);
+      const owner = await signedIn(ctx, 'owner@example.com');
+      const tokens = await connect(ctx, owner.client, { clientId, scope: 'directory:read' });
+      const grantId = (await ctx.app.services.accessTokens.verify(tokens.access_token))!.grantId;
+      const other = await signedIn(ctx, 'other@example.com');
+      await other.client.get('/account/apps');
+      const res = await other.client.post(`/account/apps/grant_${grantId}/revoke`, {});
+      assert.equal(res.statusCode, 404);
+      const own = await owner.client.get('/account/apps');
+      assert.ok(own.body.includes(`/account/apps/grant_${encodeURIComponent(grantId)}/revoke`), 'the owner sees the same id');
+      assert.equal((await mcpCall(ctx, tokens.access_token)).statusCode, 200, 'still works');
+    });
+
+    it('the MCP endpoint refuses missing, unknown, expired, wrong-audience tokens and API keys with a 401 challenge', async () => {
+      const none = await mcpCall(ctx, null);
+      assert.equal(none.statusCode, 401);
+      assert.equal(none.headers['www-authenticate'], 'Bearer resource_metadata="http://consulta.test/.well-known/oauth-protected-resource/mcp", scope="directory:read"');
+      const unknown = await mcpCall(ctx, 'x'.repeat(43));
+      assert.equal(unknown.statusCode, 401);
+      assert.match(String(unknown.headers['www-authenticate']), /error="invalid_token"/);
+      const key = await createKey(ctx, { ownerEmail: 'keyholder@example.com' });
+      const withKey = await mcpCall(ctx, key.token);
+      assert.equal(withKey.statusCode, 401);
+      assert.match(String(withKey.headers['www-authenticate']), /API keys are not accepted/);
+
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'aud@example.com')).client;
+      const tokens = await connect(ctx, browser, { clientId, scope: 'directory:read' });
+      // Another audience: the stored token says another resource (as if issued for another server).
+      const row = await ctx.database.db.selectFrom('oauth_records').select('payload').where('model', '=', 'AccessToken').where('id', '=', hashOAuthId(tokens.access_token)).executeTakeFirstOrThrow();
+      const foreign = { ...JSON.parse(row.payload), aud: 'https://other.example/mcp' };
+      await ctx.database.db.insertInto('oauth_records').values({ model: 'AccessToken', id: hashOAuthId('f'.repeat(43)), payload: JSON.stringify(foreign), grant_id: foreign.grantId, account_id: foreign.accountId, client_id: foreign.clientId, uid: null, expires_at: new Date(ctx.clock.now().getTime() + 900_000).toISOString(), consumed_at: null, last_used_at: null, created_at: ctx.clock.now().toISOString() }).execute();
+      assert.equal((await mcpCall(ctx, 'f'.repeat(43))).statusCode, 401, 'wrong audience');
+      assert.equal((await mcpCall(ctx, tokens.access_token)).statusCode, 200);
+      // Expired: past its 15 minutes on the injected clock (the 1 s cache included).
+      ctx.clock.advance(901_000 + 24 * 3_600_000);
+      assert.equal((await mcpCall(ctx, tokens.access_token)).statusCode, 401, 'expired');
+    });
+
+    it('the REST API refuses an MCP token as invalid_api_key', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'rest@example.com')).client;
+      const tokens = await connect(ctx, browser, { clientId, scope: 'directory:read' });
+      const res = await ctx.app.fastify.inject({ url: '/api/v1/practice-areas', headers: { authorization: `Bearer ${tokens.access_token}` } });
+      assert.equal(res.statusCode, 401);
+      assert.equal(res.json().code, 'invalid_api_key');
+    });
+
+    it('rate-limits Dynamic Client Registration per client address', async () => {
+      const flood = await createTestContext(target, { config: { rateLimitMultiplier: 1 } });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          const res = await flood.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload: { client_name: `c${i}`, redirect_uris: [REDIRECT_URI] } });
+          statuses.push(res.statusCode);
+          if (res.statusCode === 429) {
+            assert.ok(Number(res.headers['retry-after']) > 0);
+            assert.equal(res.json().error, 'rate_limited', 'the error docs/mcp.md names');
+          }
+        }
+        assert.deepEqual(statuses, [...Array(10).fill(201), 429, 429]);
+      } finally {
+        await flood.close();
+      }
+    });
+
+    it('the jobs sweep deletes expired authorization-server objects', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'sweep@example.com')).client;
+      await connect(ctx, browser, { clientId, scope: 'directory:read' });
+      const count = async (model: string) => Number((await ctx.database.db.selectFrom('oauth_records').select((eb) => eb.fn.countAll<number>().as('n')).where('model', '=', model).executeTakeFirstOrThrow()).n);
+      assert.ok((await count('AccessToken')) > 0);
+      ctx.clock.advance(400 * 86_400_000);
+      const deleted = await ctx.app.services.connectedApps.sweepExpired();
+      assert.ok(deleted > 0);
+      assert.equal(await count('AccessToken'), 0);
+      assert.equal(await count('AuthorizationCode'), 0);
+      assert.equal(await count('Grant'), 0, 'grants lapse after 90 days');
+      assert.ok((await count('Client')) > 0, 'registered clients do not expire');
+    });
+  });
+}
+
+describe('discovery for agents', () => {
+  it('/llms.txt names the MCP URL, the API reference and the booking rule', async () => {
+    const ctx = await createTestContext(databaseTargets()[0]!);
+    try {
+      const res = await ctx.app.fastify.inject({ url: '/llms.txt' });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^text\/plain/);
+      assert.match(res.body, /^# Consulta/);
+      assert.ok(res.body.includes('(http://consulta.test/mcp)'));
+      assert.ok(res.body.includes('http://consulta.test/.well-known/oauth-protected-resource/mcp'));
+      assert.ok(res.body.includes('(http://consulta.test/docs/api)'));
+      assert.match(res.body, /The booking is final only when the person confirms and pays at the link/);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

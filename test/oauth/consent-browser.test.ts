@@ -1,0 +1,132 @@
+/**
+ * The consent page and connected apps in Chromium against a real server on localhost: axe-core
+ * finds no violation in English or Spanish, screenshots at phone and desktop size, Allow goes
+ * back to the app with a code, the page refuses to be framed, and Disconnect works from the page.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ManualClock } from '../../src/clock.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { testConfig } from '../support/app.ts';
+import { browserUnavailable, DESKTOP_TALL, freePort, launchBrowser, PHONE } from '../support/browser.ts';
+import { addSessionCookie, screenshot } from '../support/dashboard.ts';
+import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { pkce, REDIRECT_URI } from './support.ts';
+
+const unavailable = browserUnavailable();
+
+const target = databaseTargets()[0]!;
+
+describe('consent and connected apps in Chromium', { skip: unavailable }, () => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let browser: Browser;
+  let site: string;
+
+  before(async () => {
+    db = await target.create();
+    await db.database.close();
+    const port = await freePort();
+    site = `http://localhost:${port}`;
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: db.url, rateLimitMultiplier: 1000 }), { clock: new ManualClock(Date.now()) });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await db?.drop();
+  });
+
+  /** A signed-in browser tab, and a freshly registered client named `name`. */
+  async function setUp(name: string): Promise<{ context: BrowserContext; page: Page; authorizeUrl: string }> {
+    const user = await server.app.services.accounts.ensureUser(`browser-${Math.random().toString(36).slice(2)}@example.com`);
+    const session = await server.app.services.sessions.create(user.id, { ip: '127.0.0.1' });
+    const reg = await fetch(`${site}/oauth/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }) });
+    assert.equal(reg.status, 201);
+    const clientId = ((await reg.json()) as { client_id: string }).client_id;
+    const context = await browser.newContext({ locale: 'en-GB' });
+    await addSessionCookie(context, site, session.token);
+    // The app's redirect URI: answered here, as the app's own loopback listener would.
+    await context.route(`${REDIRECT_URI}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'app received the answer' }));
+    const page = await context.newPage();
+    const params = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'slots:hold', state: 'xyz', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: `${site}/mcp` });
+    return { context, page, authorizeUrl: `${site}/oauth/auth?${params}` };
+  }
+
+  async function axe(page: Page, what: string) {
+    const results = await new AxeBuilder({ page }).analyze();
+    assert.deepEqual(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], what);
+  }
+
+  it('the consent page passes axe in both languages, at phone and desktop size, and Allow returns a code', async () => {
+    const { context, page, authorizeUrl } = await setUp('Asistente de Prueba');
+    try {
+      await page.goto(authorizeUrl);
+      await page.waitForURL(/\/oauth\/interaction\//);
+      assert.equal(await page.locator('h1').textContent(), 'Allow an AI app to use Consulta for you?');
+      assert.equal(await page.locator('input[name="level"][value="slots:hold"]').isChecked(), true);
+      await axe(page, 'consent (en)');
+      for (const [size, label] of [[PHONE, 'phone'], [DESKTOP_TALL, 'desktop']] as const) {
+        await page.setViewportSize(size);
+        await screenshot(page, `oauth-consent-${label}`);
+      }
+      const interaction = page.url();
+      await page.goto(`${interaction}?lang=es`);
+      assert.equal(await page.locator('h1').textContent(), '¿Permites que una aplicación de IA use Consulta por ti?');
+      await axe(page, 'consent (es)');
+      await page.getByRole('button', { name: 'Permitir', exact: true }).click();
+      await page.waitForURL(/127\.0\.0\.1:8765\/callback/);
+      const back = new URL(page.url());
+      assert.ok(back.searchParams.get('code'));
+      assert.equal(back.searchParams.get('state'), 'xyz');
+      assert.equal(back.searchParams.get('iss'), `${site}/oauth`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refuses to be framed by another page', async () => {
+    const { context, page, authorizeUrl } = await setUp('Framed App');
+    try {
+      await page.goto(authorizeUrl);
+      await page.waitForURL(/\/oauth\/interaction\//);
+      const consent = page.url();
+      // A page of another origin (127.0.0.1 is not localhost) framing the consent page.
+      await page.route('http://127.0.0.1:9/frame', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: `<iframe src="${consent}"></iframe>` }));
+      await page.goto('http://127.0.0.1:9/frame');
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      assert.ok(frame);
+      await frame.waitForLoadState('load').catch(() => {});
+      const buttons = await frame.locator('button').count().catch(() => 0);
+      assert.equal(buttons, 0, 'the framed consent page did not render');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('connected apps passes axe in both languages and disconnects an app', async () => {
+    const { context, page, authorizeUrl } = await setUp('Disconnect Me');
+    try {
+      await page.goto(authorizeUrl);
+      await page.waitForURL(/\/oauth\/interaction\//);
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
+      await page.waitForURL(/127\.0\.0\.1:8765\/callback/);
+      await page.goto(`${site}/account/apps`);
+      assert.match((await page.locator('main').textContent()) ?? '', /Disconnect Me/);
+      await axe(page, 'connected apps (en)');
+      for (const [size, label] of [[PHONE, 'phone'], [DESKTOP_TALL, 'desktop']] as const) {
+        await page.setViewportSize(size);
+        await screenshot(page, `oauth-apps-${label}`);
+      }
+      await page.goto(`${site}/account/apps?lang=es`);
+      await axe(page, 'connected apps (es)');
+      await page.getByRole('button', { name: 'Desconectar Disconnect Me' }).click();
+      await page.waitForURL(/\/account\/apps\?revoked=1/);
+      assert.match((await page.locator('main').textContent()) ?? '', /No hay ninguna aplicación conectada/);
+    } finally {
+      await context.close();
+    }
+  });
+});
