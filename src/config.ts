@@ -15,6 +15,11 @@ export interface Config {
   /** Public origin of the web site (confirmation pages, docs). */
   readonly siteUrl: string;
   readonly mcpUrl: string;
+  /**
+   * Whether the MCP endpoint answers the canonical stateless tools/call itself (same bytes as the
+   * SDK, see src/mcp/direct-call.ts); off sends every request through the SDK. On by default.
+   */
+  readonly mcpDirectCalls: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Fastify `trustProxy` value: false, or a list of addresses/CIDRs, or a hop count. */
   readonly trustProxy: false | string[] | number;
@@ -273,6 +278,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sessionMaxDays: int(env, 'SESSION_MAX_DAYS', 30, 1, 365),
     oauthAccessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86_400),
     oauthCookieKeys: cookieKeys(env.OAUTH_COOKIE_KEYS),
+    mcpDirectCalls: onOff(env, 'MCP_DIRECT_CALLS', true),
     ...overrides,
   };
   return Object.freeze(config);

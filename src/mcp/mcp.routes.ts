@@ -20,7 +20,8 @@ import type { Config } from '../config.ts';
 import type { AccessTokenVerifier } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS } from '../domain/oauth/levels.ts';
 import { OAUTH_PATH } from '../oauth/provider.ts';
-import { serverFactory, type CallAuthExtra, type ServerDeps } from './server.ts';
+import { DirectToolCalls } from './direct-call.ts';
+import { prepareTools, SERVER_INFO, serverFactory, type CallAuthExtra, type ServerDeps } from './server.ts';
 
 const JSON_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
@@ -36,7 +37,7 @@ const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-en
 export interface McpRoutesOptions {
   config: Config;
   verifier: AccessTokenVerifier;
-  server: Omit<ServerDeps, 'path'>;
+  server: Omit<ServerDeps, 'path' | 'onError'>;
   onError(err: unknown): void;
 }
 
@@ -66,7 +67,11 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
 
   // The tools are prepared once; the SDK gets a fresh server per request from the factory and
   // passes each request's AuthInfo (its caller) through to the tool handlers.
-  const factory = serverFactory({ ...server, path });
+  const tools = prepareTools({ ...server, path, onError });
+  const factory = serverFactory(tools);
+  // The canonical stateless tools/call answered without the SDK's HTTP entry (direct-call.ts);
+  // `MCP_DIRECT_CALLS=off` sends every request through the SDK.
+  const directCalls = config.mcpDirectCalls ? new DirectToolCalls(tools, SERVER_INFO) : null;
   const handler = createMcpHandler(factory, { legacy: 'stateless', onerror: (err) => onError(err) });
 
   /**
@@ -134,10 +139,12 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
     res.end();
   };
 
+  // Every answer of the endpoint carries these (the app-wide header hook leaves MCP_URL to us).
+  const endpointHeaders: Record<string, string> = mcp.protocol === 'https:' ? { ...JSON_HEADERS, 'strict-transport-security': 'max-age=63072000; includeSubDomains' } : JSON_HEADERS;
   const refuse = (reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}) =>
     reply
       .code(status)
-      .headers({ ...JSON_HEADERS, ...headers })
+      .headers({ ...endpointHeaders, 'x-request-id': reply.request.id, ...headers })
       .type('application/json')
       .send({ jsonrpc: '2.0', id: null, error: { code: -32001, message } });
 
@@ -166,6 +173,25 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
     const access = await verifier.verify(token);
     if (!access) return challenge(reply, true, 'The access token is invalid, expired or revoked.');
 
+    const call = { caller: { access, ip: request.ip }, requestId: request.id, logged: 0 };
+    const direct = request.method === 'POST' && directCalls ? directCalls.recognise(request.headers, request.body, access.scopes) : null;
+    reply.hijack();
+    const res = reply.raw;
+    res.setHeader('x-request-id', request.id);
+    for (const name in endpointHeaders) res.setHeader(name, endpointHeaders[name]!);
+    if (direct) {
+      let body: Buffer;
+      try {
+        body = await directCalls!.answer(direct, call);
+      } catch (err) {
+        onError(err);
+        body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+        res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+        return reply;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+      return reply;
+    }
     const auth: AuthInfo = {
       token,
       clientId: access.clientId,
@@ -173,12 +199,9 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
       expiresAt: Math.floor(access.expiresAt.getTime() / 1000),
       resource: mcp,
       resourceMetadataUrl: metadataUrl,
-      extra: { call: { caller: { access, ip: request.ip }, requestId: request.id, logged: 0 } } satisfies CallAuthExtra,
+      extra: { call } satisfies CallAuthExtra,
     };
-    reply.hijack();
-    reply.raw.setHeader('x-request-id', request.id);
-    for (const [name, value] of Object.entries(JSON_HEADERS)) reply.raw.setHeader(name, value);
-    await fetchInto(request, reply.raw, auth);
+    await fetchInto(request, res, auth);
     return reply;
   };
 

@@ -7,7 +7,7 @@
  * same JSON as text, and written to the person's request log. Business refusals are isError
  * results with a stable code; they never become protocol errors.
  */
-import { McpServer, type AuthInfo, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, type AuthInfo, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Clock } from '../clock.ts';
 import type { RequestLog } from '../domain/access/request-log.ts';
 import { DomainError, ERROR_CODES } from '../domain/errors.ts';
@@ -32,6 +32,8 @@ export interface ServerDeps {
   path: string;
   /** A fresh request id, for a second call in one HTTP request (a JSON-RPC batch). */
   newRequestId(): string;
+  /** Reports a tool's unexpected failure (the caller gets an internal_error result). */
+  onError(err: unknown): void;
 }
 
 /** The request-scoped parts of a call: who, from where, and which HTTP request it belongs to. */
@@ -60,23 +62,48 @@ function callOf(authInfo: AuthInfo | undefined): CallContext {
   return call;
 }
 
+/** A tool ready to serve: its SDK configuration, its input validator and its execution. */
+export interface PreparedTool {
+  name: string;
+  level: ToolDefinition['level'];
+  /** The arguments as the SDK validates them (defaults filled in), or null when invalid. */
+  validArguments(args: unknown): Record<string, unknown> | null;
+  /** Runs the tool for this request's caller: admission, the tool, the request log; never throws. */
+  execute(args: Record<string, unknown>, call: CallContext): Promise<CallToolResult>;
+  config: ToolConfig;
+}
+
+interface ToolConfig {
+  title: string;
+  description: string;
+  inputSchema: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  outputSchema: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  annotations: ToolDefinition['annotations'] & { title: string };
+  scopeChallenge(context: { authInfo?: AuthInfo }): { scopes: [string, ...string[]]; errorDescription: string } | undefined;
+}
+
+/** The JSON text block of a result: serialised once per result object (cached answers repeat). */
+const texts = new WeakMap<object, string>();
+function textOf(result: Record<string, unknown>): string {
+  let text = texts.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    texts.set(result, text);
+  }
+  return text;
+}
+
 /**
- * The server factory. Everything that does not depend on the request is built once per process:
- * each tool's configuration (schemas compiled, scope challenge) and its handler. The SDK still
- * wants a fresh McpServer per request (createMcpHandler refuses an instance that is serving
- * another request, and the instance holds the request's negotiated revision and client
- * identity), so the factory only constructs one and registers the prepared tools on it.
- *
- * A handler learns who calls from the AuthInfo the endpoint verified, which the SDK passes
- * through to it for this request only (`ctx.http.authInfo`): concurrent requests never share a
- * caller.
+ * Everything that does not depend on the request, built once per process: each tool's
+ * configuration (schemas compiled, scope challenge) and its execution.
  */
-export function serverFactory(deps: ServerDeps): () => McpServer {
-  const prepared = deps.tools.map((tool) => {
-    const config = {
+export function prepareTools(deps: ServerDeps): PreparedTool[] {
+  return deps.tools.map((tool) => {
+    const input = standard<Record<string, unknown>>(tool.input, 'input');
+    const config: ToolConfig = {
       title: tool.title,
       description: tool.description,
-      inputSchema: standard<Record<string, unknown>>(tool.input, 'input'),
+      inputSchema: input,
       outputSchema: standard<Record<string, unknown>>(tool.output, 'output'),
       annotations: { title: tool.title, ...tool.annotations },
       // A token without the tool's level gets an HTTP 403 insufficient_scope naming every
@@ -88,8 +115,7 @@ export function serverFactory(deps: ServerDeps): () => McpServer {
         return { scopes: needed, errorDescription: `The ${tool.name} tool needs the ${tool.level} level` };
       },
     };
-    const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
-      const call = callOf(ctx.http?.authInfo);
+    const execute = async (args: Record<string, unknown>, call: CallContext): Promise<CallToolResult> => {
       const { access } = call.caller;
       const started = performance.now();
       let status = 200;
@@ -97,7 +123,7 @@ export function serverFactory(deps: ServerDeps): () => McpServer {
       try {
         await deps.admitCall(access.userId, access.clientId);
         const result = await tool.run(args, call.caller);
-        return { structuredContent: result, content: [{ type: 'text', text: JSON.stringify(result) }] };
+        return { structuredContent: result, content: [{ type: 'text', text: textOf(result) }] };
       } catch (err) {
         if (err instanceof ToolRefusal) {
           status = 409;
@@ -110,9 +136,12 @@ export function serverFactory(deps: ServerDeps): () => McpServer {
           const retry = err.headers?.['retry-after'];
           return errorResult(err.code, err.message, retry ? { retry_after_seconds: Number(retry) } : {});
         }
+        // Our defect, not the caller's: reported, and answered without its message (the SDK
+        // would put an exception's message, perhaps a database's, in front of the agent).
         status = 500;
         errorCode = 'internal_error';
-        throw err;
+        deps.onError(err);
+        return errorResult('internal_error', 'Something went wrong on our side; nothing was held or changed by this call. Try again shortly.');
       } finally {
         deps.requestLog.record({
           // The request log's key is the request id: the HTTP request's for its first call.
@@ -132,14 +161,35 @@ export function serverFactory(deps: ServerDeps): () => McpServer {
         });
       }
     };
-    return { name: tool.name, config, handler };
+    const validArguments = (args: unknown): Record<string, unknown> | null => {
+      const checked = input['~standard'].validate(args ?? {});
+      return checked instanceof Promise || 'issues' in checked ? null : (checked.value as Record<string, unknown>);
+    };
+    return { name: tool.name, level: tool.level, config, validArguments, execute };
   });
+}
 
+/**
+ * The server factory. The SDK wants a fresh McpServer per request (createMcpHandler refuses an
+ * instance that is serving another request, and the instance holds the request's negotiated
+ * revision and client identity), so the factory only constructs one and registers the prepared
+ * tools on it.
+ *
+ * A handler learns who calls from the AuthInfo the endpoint verified, which the SDK passes
+ * through to it for this request only (`ctx.http.authInfo`): concurrent requests never share a
+ * caller.
+ */
+export function serverFactory(prepared: readonly PreparedTool[]): () => McpServer {
+  const handlers = prepared.map((tool) => ({
+    name: tool.name,
+    config: tool.config,
+    handler: (args: Record<string, unknown>, ctx: ServerContext) => tool.execute(args, callOf(ctx.http?.authInfo)),
+  }));
   return () => {
     // The 15 tools never change while a client is connected (a missing level is a 403, not a
     // shorter list): listChanged is false, where the SDK would advertise true by default.
     const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-    for (const { name, config, handler } of prepared) server.registerTool(name, config, handler);
+    for (const { name, config, handler } of handlers) server.registerTool(name, config, handler);
     return server;
   };
 }
