@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -30,7 +30,7 @@ import { DirectoryCache } from './domain/directory/reference.service.ts';
 import { createAjv } from './domain/validation.ts';
 import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
 import { registerAccess } from './http/plugins/access.ts';
-import { registerProblemHandlers } from './http/problem.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerProblemHandlers } from './http/problem.ts';
 import { bookingRoutes } from './http/routes/booking.routes.ts';
 import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
@@ -41,7 +41,7 @@ import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
 import { confirmArea } from './site/booking/confirm.routes.ts';
 import { ConsultationsService } from './domain/booking/consultations.service.ts';
-import { notFoundPage, siteCookies, sitePlugin } from './site/plugin.ts';
+import { badRequestPage, notFoundPage, siteCookies, sitePlugin } from './site/plugin.ts';
 import { accountArea } from './site/account/account.routes.ts';
 import { SessionService } from './domain/identity/session.service.ts';
 import { SignInService } from './domain/identity/sign-in.service.ts';
@@ -68,6 +68,8 @@ import { AgentLimits } from './domain/oauth/agent-limits.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { toolDefinitions } from './mcp/tools.ts';
 import { OperatorService } from './domain/operator/operator.service.ts';
+import { AppMetrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/metrics.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -111,6 +113,8 @@ export interface App {
     /** Checks OAuth access tokens presented to the MCP server. */
     accessTokens: AccessTokenVerifier;
   };
+  /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
+  metrics: AppMetrics | null;
 }
 
 /**
@@ -207,6 +211,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // What the router and Node's HTTP parser refuse before any hook runs gets the same problem
+    // documents (and request id) as everything else, not Fastify's own JSON (test/fuzz/).
+    frameworkErrors: (error, request, reply) => onFrameworkError(error, request, reply),
+    clientErrorHandler: clientErrorHandler(config.siteUrl, newRequestId, API_HEADERS),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are JSON only: a JSON text labelled text/plain is a 415, not a string to validate.
@@ -221,13 +229,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' }
     : {};
   const siteHeaders = siteSecurityHeaders(config);
-  fastify.addHook('onRequest', (request, reply, done) => {
+  const baseHeaders = (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
     reply.headers(request.url.startsWith(API_PREFIX) ? API_HEADERS : siteHeaders);
     if (request.url.startsWith('/docs/api')) reply.header('content-security-policy', API_REFERENCE_CSP);
     reply.headers(securityHeaders);
+  };
+  fastify.addHook('onRequest', (request, reply, done) => {
+    baseHeaders(request, reply);
     done();
   });
+  const onFrameworkError = frameworkErrorHandler(config.siteUrl, { prepare: baseHeaders, htmlBadRequest: badRequestPage(config), apiPrefix: API_PREFIX });
   // Draining on stop: Fastify closes the keep-alive connections that are idle when it starts
   // closing, but a connection whose request was still in flight goes idle later and would then
   // hold the stop until its client or the keep-alive timeout (72 s) ended it, past
@@ -252,10 +264,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method, url: route.url, hidden });
   });
 
+  // Metrics only when something can read them: otherwise no hook runs and nothing is counted.
+  const metrics = config.metricsToken !== null || config.metricsPort !== null ? new AppMetrics({ database, clock, logger: fastify.log }) : null;
+  metrics?.instrument(fastify);
+  metrics?.providerSeries(config.paymentProvider);
+
   registerProblemHandlers(fastify, config.siteUrl, { htmlNotFound: notFoundPage(config), apiPrefix: API_PREFIX });
   registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
 
-  const limiter = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
+  const store = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
+  const limiter = metrics ? metrics.countRefusals(store) : store;
   // Firm notices ("key creator left") are stored, then emailed like the CLI's: SMTP when set, else the log.
   const noticeMailer = createMailer(config, fastify.log);
   fastify.addHook('onClose', async () => {
@@ -317,8 +335,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.addHook('onClose', async () => {
     await mail.close();
   });
-  const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail });
-  const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log });
+  const domainMetrics = metrics ?? undefined;
+  const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail, metrics: domainMetrics });
+  const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log, metrics: domainMetrics });
 
   const usage = new UsageService({ database, clock, limiter });
   const webhooks = new WebhookEndpointsService({ database, clock, config, accounts });
@@ -339,6 +358,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
 
   await fastify.register(opsRoutes, { config, database });
+  if (metrics && config.metricsToken !== null) await fastify.register(metricsRoutes, { metrics, token: config.metricsToken, siteUrl: config.siteUrl });
   // The OAuth authorization server (/oauth) and what the MCP endpoint checks its tokens with.
   const accessTokens = new DatabaseAccessTokenVerifier({ database, clock, audience: config.mcpUrl });
   const connectedApps = new ConnectedAppsService({ database, clock, resource: config.mcpUrl, verifier: accessTokens });
@@ -412,10 +432,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         requestLog,
         clock,
         newRequestId,
+        metrics: domainMetrics,
       },
       onError: (err) => fastify.log.error({ err }, 'MCP request failed'),
     }),
   );
 
-  return { fastify, routes, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens } };
 }

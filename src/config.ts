@@ -53,6 +53,14 @@ export interface Config {
    */
   readonly heapGrowthPercent: number;
   readonly requestLogRetentionDays: number;
+  /** Days delivered and dead webhook messages (with their attempts) and fanned-out outbox events are kept. */
+  readonly webhookRetentionDays: number;
+  /** Days mail no longer queued stays in the mail outbox. */
+  readonly mailRetentionDays: number;
+  /** Days of the daily usage aggregates kept (the dashboard charts show the last 30). */
+  readonly usageRetentionDays: number;
+  /** Rows one retention purge statement deletes at most (bounds each lock and transaction). */
+  readonly retentionBatchSize: number;
   /** Whether API requests are written to the request log (on unless REQUEST_LOG=off). */
   readonly requestLogEnabled: boolean;
   readonly requestLogFlushMs: number;
@@ -106,6 +114,15 @@ export interface Config {
    * Random per process when unset, which is only right for one process.
    */
   readonly oauthCookieKeys: readonly string[];
+  /**
+   * Bearer token that GET /metrics on the public port requires (at least 16 characters); null
+   * leaves /metrics off the public port (docs/metrics.md).
+   */
+  readonly metricsToken: string | null;
+  /** Port of the admin listener serving GET /metrics without a token; null: no admin listener. */
+  readonly metricsPort: number | null;
+  /** Address the admin listener binds to (127.0.0.1 unless set). */
+  readonly metricsHost: string;
 }
 
 export class ConfigError extends Error {
@@ -221,6 +238,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     throw new ConfigError('WEBHOOK_LEASE_SECONDS', `must be longer than WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs} ms), got ${webhookLeaseSeconds} s`);
   }
 
+  const metricsToken = (env.METRICS_TOKEN ?? '').trim() || null;
+  if (metricsToken !== null && (metricsToken.length < 16 || !/^[\x21-\x7e]+$/.test(metricsToken))) {
+    throw new ConfigError('METRICS_TOKEN', 'use at least 16 printable characters without spaces');
+  }
+  const metricsPort = (env.METRICS_PORT ?? '').trim() === '' ? null : int(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port})`);
+
   const paymentProvider = ((env.PAYMENT_PROVIDER ?? '').trim() || 'demo') as Config['paymentProvider'];
   if (paymentProvider !== 'demo' && paymentProvider !== 'stripe') throw new ConfigError('PAYMENT_PROVIDER', `must be demo or stripe, got "${paymentProvider}"`);
   const stripeSecretKey = (env.STRIPE_SECRET_KEY ?? '').trim() || null;
@@ -254,6 +278,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     directoryCacheMb: int(env, 'DIRECTORY_CACHE_MB', 32, 1, 4096),
     heapGrowthPercent: int(env, 'HEAP_GROWTH_PERCENT', 100, 0, 1000),
     requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3650),
+    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    mailRetentionDays: int(env, 'MAIL_RETENTION_DAYS', 30, 1, 3650),
+    usageRetentionDays: int(env, 'USAGE_RETENTION_DAYS', 400, 30, 3650),
+    retentionBatchSize: int(env, 'RETENTION_BATCH_SIZE', 1000, 1, 100_000),
     requestLogEnabled: onOff(env, 'REQUEST_LOG', true),
     requestLogFlushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1000, 10, 60_000),
     maxFailedAuthPerMinute: int(env, 'MAX_FAILED_AUTH_PER_MINUTE', 20, 1, 100_000),
@@ -279,6 +307,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     oauthAccessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86_400),
     oauthCookieKeys: cookieKeys(env.OAUTH_COOKIE_KEYS),
     mcpDirectCalls: onOff(env, 'MCP_DIRECT_CALLS', true),
+    metricsToken,
+    metricsPort,
+    metricsHost: (env.METRICS_HOST ?? '').trim() || '127.0.0.1',
     ...overrides,
   };
   return Object.freeze(config);

@@ -9,12 +9,15 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { startJobs } from './jobs/jobs.ts';
+import { startAdminServer, type AdminServer } from './metrics/admin-server.ts';
 
 export interface RunningServer {
   app: App;
   database: Database;
   /** The address actually bound (PORT=0 picks a free port). */
   url: string;
+  /** The admin listener's address (GET /metrics), when METRICS_PORT is set. */
+  metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -34,6 +37,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await app.services.directoryCache.warm();
     await options.beforeListen?.(app);
     const address = await app.fastify.listen({ port: config.port, host: config.host });
+    let admin: AdminServer | null = null;
+    if (app.metrics && config.metricsPort !== null) {
+      try {
+        admin = await startAdminServer({ metrics: app.metrics, host: config.metricsHost, port: config.metricsPort, siteUrl: config.siteUrl, onError: (err) => app.fastify.log.error({ err }, 'metrics scrape failed') });
+      } catch (err) {
+        await app.fastify.close();
+        throw err;
+      }
+    }
     const jobs = startJobs({ app, database, clock, config });
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -41,12 +53,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // Fastify stops accepting, answers 503 to new requests on open connections, waits for
         // in-flight requests and closes idle keep-alive connections.
         jobs.stop();
+        await admin?.close();
         await app.fastify.close();
         await database.close();
       })();
       return stopping;
     };
-    return { app, database, url: address.replace('0.0.0.0', '127.0.0.1'), stop };
+    return { app, database, url: address.replace('0.0.0.0', '127.0.0.1'), metricsUrl: admin?.url ?? null, stop };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;

@@ -20,6 +20,7 @@ import { runMailCommand } from './mail.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
 import { runLawyersCommand, runOperatorsCommand } from './operator.commands.ts';
 import { runOAuthCommand } from './oauth.commands.ts';
+import { runBackupCommand } from './backup.commands.ts';
 import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}
@@ -36,6 +37,9 @@ Usage: consulta <command> [options]   (every command accepts --json)
   requests show REQUEST_ID    one API request from the request log (support)
   import FILE                 import lawyers from JSON Lines (docs/import-format.md);
                               all or nothing
+  backup FILE [--force]       copy the SQLite database to FILE while the server runs
+                              (online backup, checked); --force replaces an existing
+                              FILE. PostgreSQL: use pg_dump (docs/operations.md)
 
   keys create [--test] [--tier T] [--scopes a,b] [--owner EMAIL | --firm SLUG]
               [--name N] [--expires-at ISO] [--allow-ip CIDR,…]
@@ -157,6 +161,8 @@ export async function run(argv: string[]): Promise<number> {
       last: { type: 'boolean' },
       // oauth …
       user: { type: 'string' },
+      // backup …
+      force: { type: 'boolean' },
     },
   });
   const json = flags.json === true;
@@ -235,6 +241,9 @@ export async function run(argv: string[]): Promise<number> {
         await migrateToLatest(database);
         return runMailCommand({ config, database, args, flags, json });
       });
+    case 'backup':
+      // No migration: a backup taken before an upgrade must be the database as it was.
+      return runBackupCommand({ config, args, flags, json });
     case 'requests': {
       const [sub, requestId] = args;
       if (sub !== 'show' || !requestId) throw new UsageError('usage: consulta requests show REQUEST_ID');
@@ -262,6 +271,7 @@ export async function run(argv: string[]): Promise<number> {
       const server = await startServer(config);
       const log = (msg: string) => server.app.fastify.log.info(msg);
       server.app.fastify.log.info({ url: server.url, database: server.database.dialect, v8_heap: heapFlag ?? 'default' }, 'consulta listening');
+      if (server.metricsUrl) server.app.fastify.log.info({ url: `${server.metricsUrl}/metrics` }, 'metrics admin listener');
       if (!json && process.stdout.isTTY) process.stdout.write(`Consulta is up: ${server.url}/ (API at ${config.baseUrl}, docs at ${config.siteUrl}/docs/api)\n`);
       stopOnSignals(server, config.shutdownTimeoutMs, log);
       return -1; // keep running

@@ -38,6 +38,28 @@ export interface OpenOptions {
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
 
+// Connection-level failures: the server is down, restarting, or dropped the connection.
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// PostgreSQL SQLSTATEs: admin_shutdown, crash_shutdown, cannot_connect_now, and class 08 (connection exception).
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/;
+
+/**
+ * Whether `err` means the database cannot be reached right now (rather than a bug or a bad
+ * query): the caller answers 503 with Retry-After instead of a 500. pg reports a refused or
+ * dropped connection as a Node socket error, a shutdown as a SQLSTATE, and a connection that
+ * died under a query only by its message.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  // Every address of the host refused (Node's AggregateError).
+  const nested = (err as { errors?: unknown }).errors;
+  return Array.isArray(nested) && nested.some((e) => e !== err && isDatabaseUnavailable(e));
+}
+
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
@@ -78,6 +100,12 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // A checked-out client whose connection dies between two statements emits 'error' with no
+    // listener (the pool only listens while it is idle), which would crash the process. Its next
+    // statement fails anyway, and the pool discards it on release because it is no longer usable.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,

@@ -17,6 +17,7 @@ import * as m0015 from './migrations/0015-operator-audit.ts';
 import * as m0016 from './migrations/0016-passkeys.ts';
 import * as m0017 from './migrations/0017-usage-breakdown.ts';
 import * as m0018 from './migrations/0018-oauth.ts';
+import * as m0019 from './migrations/0019-retention.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0016-passkeys': m0016,
   '0017-usage-breakdown': m0017,
   '0018-oauth': m0018,
+  '0019-retention': m0019,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

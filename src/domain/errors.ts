@@ -79,6 +79,18 @@ export const ERROR_CODES = {
     description: 'The request body is not `application/json`.',
     resolution: 'Send JSON with `Content-Type: application/json`.',
   },
+  headers_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    description: 'The request headers are larger than the service accepts (16 KiB in all). The request was refused before it was read.',
+    resolution: 'Send fewer or shorter headers (a long `Cookie` or a repeated header is the usual cause).',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The request did not arrive in full within the time the service waits for it.',
+    resolution: 'Send the request again; check for a slow or stalled connection.',
+  },
   conflict: {
     status: 409,
     title: 'Conflict',

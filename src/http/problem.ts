@@ -2,7 +2,10 @@
  * RFC 9457 problem documents: the only shape an error leaves the service in. Every thrown error
  * (domain, validation, parser, or unexpected) is mapped here; stack traces and SQL never leave.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.ts';
 import { DomainError, ERROR_CODES, type ErrorCode, type FieldError } from '../domain/errors.ts';
 import { toFieldErrors } from '../domain/validation.ts';
 
@@ -94,6 +97,11 @@ export function registerProblemHandlers(app: FastifyInstance, siteUrl: string, o
       const detail = error instanceof SyntaxError ? 'The body is not valid JSON.' : 'The request could not be understood.';
       return sendProblem(reply, siteUrl, 'invalid_request', detail);
     }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: a 503 the client may retry (with its Idempotency-Key), and readiness is red meanwhile.
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(reply, siteUrl, 'service_unavailable', 'The service cannot reach its database right now. Retry after the delay in Retry-After.', undefined, { 'retry-after': '5' });
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, siteUrl, 'internal_error', `Something failed on our side. Quote ${request.id} to support.`);
   });
@@ -105,4 +113,70 @@ export function registerProblemHandlers(app: FastifyInstance, siteUrl: string, o
     }
     return sendProblem(reply, siteUrl, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}. The API reference is at ${siteUrl}/docs/api.`);
   });
+}
+
+export interface FrameworkErrorOptions {
+  /** Sets what the request hooks would have set (request id, security headers): none has run yet. */
+  prepare(request: FastifyRequest, reply: FastifyReply): void;
+  /** The site's 400 page, for people: paths outside the API whose client accepts HTML. */
+  htmlBadRequest?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  apiPrefix?: string;
+}
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any hook or route runs (a path that
+ * is not valid percent-encoded UTF-8, a path segment longer than the router's limit). Without it
+ * Fastify answers its own JSON, with no request id; with it, the answer is the same as for any
+ * other malformed request: a 400 problem (or the 400 page for a person on the site).
+ */
+export function frameworkErrorHandler(siteUrl: string, options: FrameworkErrorOptions) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    options.prepare(request, reply);
+    const { htmlBadRequest, apiPrefix } = options;
+    if (htmlBadRequest && !(apiPrefix && request.url.startsWith(apiPrefix)) && (request.headers.accept ?? '').includes('text/html')) {
+      return htmlBadRequest(request, reply);
+    }
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      return sendProblem(reply, siteUrl, 'invalid_request', 'A path segment is longer than any identifier the service uses.', [{ pointer: '/path', detail: 'has a segment that is too long' }]);
+    }
+    if (error.code === 'FST_ERR_BAD_URL') {
+      return sendProblem(reply, siteUrl, 'invalid_request', 'The path is not valid percent-encoded UTF-8.', [{ pointer: '/path', detail: 'is not valid percent-encoding' }]);
+    }
+    return sendProblem(reply, siteUrl, 'invalid_request', 'The request could not be understood.');
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request
+ * (headers over the size limit, a malformed request line or body framing, a request that took too
+ * long to arrive). The answer is written on the socket as a problem document with a fresh request
+ * id, and the connection is closed (the parser's state is unknown).
+ */
+export function clientErrorHandler(siteUrl: string, newRequestId: () => string, headers: Record<string, string>) {
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    // A reset: nobody is left to answer.
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'invalid_request';
+    const detail = {
+      headers_too_large: 'The request headers are larger than the service accepts (16 KiB in all).',
+      request_timeout: 'The request did not arrive in time.',
+      invalid_request: 'The request is not valid HTTP/1.1.',
+    }[code as 'headers_too_large' | 'request_timeout' | 'invalid_request'];
+    const id = newRequestId();
+    const body = JSON.stringify(problemBody(siteUrl, id, code, detail));
+    // Never in the middle of a response already under way on this connection.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const head = [
+        `HTTP/1.1 ${ERROR_CODES[code].status} ${STATUS_CODES[ERROR_CODES[code].status]}`,
+        `content-type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+        `content-length: ${Buffer.byteLength(body)}`,
+        `x-request-id: ${id}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+        'connection: close',
+      ];
+      socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+    }
+    socket.destroy();
+  };
 }

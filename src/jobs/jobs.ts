@@ -1,17 +1,16 @@
 /**
  * Background jobs of a serving process. Each is safe to run in several processes at once:
- * the request-log flush writes only this process's entries, the retention sweep is an
- * idempotent delete, and the webhook dispatcher sends only what it claimed under a lease.
+ * the request-log flush writes only this process's entries, the retention purges are
+ * idempotent bounded deletes, and the webhook dispatcher sends only what it claimed under a lease.
  */
 import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { sweepRequestLog } from '../domain/access/request-log.ts';
-import { sweepLawyerChanges } from '../domain/directory/reference.service.ts';
 import { createMailer } from '../domain/notify/mailer.ts';
 import { Notifier } from '../domain/notify/notifier.ts';
 import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
+import { RetentionService } from '../domain/operations/retention.service.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -42,32 +41,25 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   expirer.unref();
   void expire();
 
-  const sweep = () =>
-    sweepRequestLog(database, clock, config.requestLogRetentionDays).then(
-      (deleted) => deleted > 0 && app.fastify.log.info({ deleted }, 'request log retention sweep'),
-      (err: unknown) => app.fastify.log.error({ err }, 'request log retention sweep failed'),
-    );
-  void sweep();
-  const sweepChanges = () =>
-    sweepLawyerChanges(database, clock).catch((err: unknown) => app.fastify.log.error({ err }, 'lawyer change feed sweep failed'));
-  void sweepChanges();
-  const purgeIdempotency = () =>
-    app.services.idempotency.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'idempotency purge failed'));
-  const purgeMail = () =>
-    app.services.mail.purge().catch((err: unknown) => app.fastify.log.error({ err }, 'mail outbox purge failed'));
-  const purgeSessions = () =>
-    app.services.sessions.purgeExpired().catch((err: unknown) => app.fastify.log.error({ err }, 'sign-in and session purge failed'));
-  // Expired OAuth objects (codes, tokens, interactions, sessions, lapsed grants); expiry is already exact on read.
-  const purgeOAuth = () =>
-    app.services.connectedApps.sweepExpired().catch((err: unknown) => app.fastify.log.error({ err }, 'OAuth expiry sweep failed'));
-  const sweeper = setInterval(() => {
-    void sweep();
-    void sweepChanges();
-    void purgeIdempotency();
-    void purgeMail();
-    void purgeSessions();
-    void purgeOAuth();
-  }, HOUR_MS);
+  // Retention (docs/operations.md): every purge, one after another, in bounded batches; hourly,
+  // and once at start. Expiry of OAuth objects, sessions and challenges is already exact on read.
+  const retention = new RetentionService({ database, clock, config });
+  let purging = false;
+  const purge = async () => {
+    if (purging) return;
+    purging = true;
+    try {
+      const { results, failed } = await retention.run();
+      for (const r of results) {
+        if (r.deleted > 0) app.fastify.log.info({ purge: r.name, deleted: r.deleted, batches: r.batches, longest_batch_ms: Math.round(r.longestBatchMs), total_ms: Math.round(r.totalMs) }, 'retention purge');
+      }
+      for (const f of failed) app.fastify.log.error({ err: f.error, purge: f.name }, 'retention purge failed');
+    } finally {
+      purging = false;
+    }
+  };
+  void purge();
+  const sweeper = setInterval(() => void purge(), HOUR_MS);
   sweeper.unref();
 
   // Mail: retries of refused sends, and mail whose sender stopped before delivering it (leased claims).
@@ -96,6 +88,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
     config,
     notifier: new Notifier({ database, mailer: webhookMailer, clock, logger: app.fastify.log }),
     logger: app.fastify.log,
+    metrics: app.metrics ?? undefined,
   });
   webhooks.start();
   return {

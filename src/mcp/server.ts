@@ -11,6 +11,7 @@ import { McpServer, type AuthInfo, type CallToolResult, type ServerContext, type
 import type { Clock } from '../clock.ts';
 import type { RequestLog } from '../domain/access/request-log.ts';
 import { DomainError, ERROR_CODES } from '../domain/errors.ts';
+import { noMetrics, type DomainMetrics } from '../domain/metrics.ts';
 import { scopesOfLevel } from '../domain/oauth/levels.ts';
 import { standard } from './schemas.ts';
 import { ToolRefusal, type ToolCaller, type ToolDefinition } from './tools.ts';
@@ -34,6 +35,8 @@ export interface ServerDeps {
   newRequestId(): string;
   /** Reports a tool's unexpected failure (the caller gets an internal_error result). */
   onError(err: unknown): void;
+  /** Tool calls by tool and outcome (`ok` or the result's error code). */
+  metrics?: DomainMetrics;
 }
 
 /** The request-scoped parts of a call: who, from where, and which HTTP request it belongs to. */
@@ -98,6 +101,7 @@ function textOf(result: Record<string, unknown>): string {
  * configuration (schemas compiled, scope challenge) and its execution.
  */
 export function prepareTools(deps: ServerDeps): PreparedTool[] {
+  const metrics = deps.metrics ?? noMetrics;
   return deps.tools.map((tool) => {
     const input = standard<Record<string, unknown>>(tool.input, 'input');
     const config: ToolConfig = {
@@ -143,6 +147,7 @@ export function prepareTools(deps: ServerDeps): PreparedTool[] {
         deps.onError(err);
         return errorResult('internal_error', 'Something went wrong on our side; nothing was held or changed by this call. Try again shortly.');
       } finally {
+        metrics.toolCall(tool.name, errorCode ?? 'ok');
         deps.requestLog.record({
           // The request log's key is the request id: the HTTP request's for its first call.
           request_id: call.logged++ === 0 ? call.requestId : deps.newRequestId(),

@@ -14,6 +14,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, F
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../config.ts';
+import { isDatabaseUnavailable } from '../db/database.ts';
 import { DomainError, ERROR_CODES } from '../domain/errors.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../i18n/index.ts';
 import { SiteAssets } from './assets.ts';
@@ -213,6 +214,11 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return show(413, t.errors.badRequestTitle, t.errors.tooLarge);
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return show(415, t.errors.badRequestTitle, t.errors.badRequest);
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return show(error.statusCode, t.errors.badRequestTitle, t.errors.badRequest);
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('retry-after', '5');
+      return show(503, t.errors.serverTitle, t.errors.server);
+    }
     request.log.error({ err: error }, 'unhandled error on a site page');
     return show(500, t.errors.serverTitle, t.errors.server);
   });
@@ -228,5 +234,16 @@ export function notFoundPage(config: Config) {
     const ctx = bareContext(request, assets, cookies);
     const html = render(h(ErrorPage, { ctx, title: ctx.t.errors.notFoundTitle, message: ctx.t.errors.notFound }));
     return reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+  };
+}
+
+/** The HTML 400 for site requests the router refused before any site hook ran (a path that is not valid percent-encoding). */
+export function badRequestPage(config: Config) {
+  const assets = new SiteAssets();
+  const cookies = siteCookies(config.siteUrl);
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = bareContext(request, assets, cookies);
+    const html = render(h(ErrorPage, { ctx, title: ctx.t.errors.badRequestTitle, message: ctx.t.errors.badRequest }));
+    return reply.code(400).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
   };
 }

@@ -59,7 +59,9 @@ export async function deleteStaleIdempotencyKey(db: Executor, scope: string, key
   await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '<', beforeIso).execute();
 }
 
-export async function purgeIdempotencyKeysBefore(db: Executor, beforeIso: string): Promise<number> {
-  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', beforeIso).executeTakeFirst();
+/** Deletes up to `limit` records created before `beforeIso` (one bounded batch, oldest index range first); returns how many. */
+export async function purgeIdempotencyKeysBefore(db: Executor, beforeIso: string, limit: number): Promise<number> {
+  const old = db.selectFrom('idempotency_keys').select(['scope', 'key']).where('created_at', '<', beforeIso).orderBy('created_at').limit(limit).$asTuple('scope', 'key');
+  const result = await db.deleteFrom('idempotency_keys').where((eb) => eb(eb.refTuple('scope', 'key'), 'in', old)).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -79,19 +79,23 @@ export async function setUserLocale(db: Executor, userId: string, locale: string
 }
 
 /**
- * Deletes up to `limit` challenges and up to `limit` sessions that ended before `endedBefore`
- * (past their expiry, or revoked), and sessions last seen before `idleBefore`; returns how many.
+ * Deletes up to `limit` challenges that ended before `endedBefore`, and up to `limit` sessions of
+ * each kind of end: past their expiry or revoked before `endedBefore`, last seen before
+ * `idleBefore`; returns how many.
  */
 export async function purgeEndedIdentityRows(db: Executor, cutoffs: { endedBefore: string; idleBefore: string }, limit: number): Promise<number> {
-  const challenges = db.selectFrom('sign_in_challenges').select('id').where('expires_at', '<', cutoffs.endedBefore).limit(limit);
-  const c = await db.deleteFrom('sign_in_challenges').where('id', 'in', challenges).executeTakeFirst();
-  const sessions = db
-    .selectFrom('sessions')
-    .select('id')
-    .where((eb) => eb.or([eb('expires_at', '<', cutoffs.endedBefore), eb('revoked_at', '<', cutoffs.endedBefore), eb('last_seen_at', '<', cutoffs.idleBefore)]))
-    .limit(limit);
-  const s = await db.deleteFrom('sessions').where('id', 'in', sessions).executeTakeFirst();
-  return Number(c.numDeletedRows) + Number(s.numDeletedRows);
+  // Each selection is ordered by its indexed column (0009, 0019) so that the planner walks that
+  // index rather than the table: a sequential scan would reread the rows earlier batches deleted.
+  const challenges = db.selectFrom('sign_in_challenges').select('id').where('expires_at', '<', cutoffs.endedBefore).orderBy('expires_at').limit(limit);
+  let deleted = Number((await db.deleteFrom('sign_in_challenges').where('id', 'in', challenges).executeTakeFirst()).numDeletedRows);
+  // A session ends in one of three ways; one bounded delete for each (an OR of the three cannot use an index order).
+  const ended = [
+    db.selectFrom('sessions').select('id').where('expires_at', '<', cutoffs.endedBefore).orderBy('expires_at').limit(limit),
+    db.selectFrom('sessions').select('id').where('revoked_at', '<', cutoffs.endedBefore).orderBy('revoked_at').limit(limit),
+    db.selectFrom('sessions').select('id').where('last_seen_at', '<', cutoffs.idleBefore).orderBy('last_seen_at').limit(limit),
+  ];
+  for (const selection of ended) deleted += Number((await db.deleteFrom('sessions').where('id', 'in', selection).executeTakeFirst()).numDeletedRows);
+  return deleted;
 }
 
 /** Records that this session has just proved a passkey (sign-in with one, or a step-up). */

@@ -103,8 +103,9 @@ export function listMails(db: Executor, options: { recipient?: string; limit: nu
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
 }
 
-/** Deletes mails created before `beforeIso` that are no longer queued; returns how many. */
-export async function deleteOldMails(db: Executor, beforeIso: string): Promise<number> {
-  const result = await db.deleteFrom('mail_outbox').where('created_at', '<', beforeIso).where('status', '!=', 'queued').executeTakeFirst();
+/** Deletes up to `limit` mails created before `beforeIso` that are no longer queued (one bounded batch); returns how many. */
+export async function deleteOldMails(db: Executor, beforeIso: string, limit: number): Promise<number> {
+  const old = db.selectFrom('mail_outbox').select('id').where('created_at', '<', beforeIso).where('status', '!=', 'queued').orderBy('created_at').limit(limit);
+  const result = await db.deleteFrom('mail_outbox').where('id', 'in', old).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

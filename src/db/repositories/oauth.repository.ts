@@ -56,7 +56,8 @@ export async function deleteOAuthGrantRecords(db: Executor, grantId: string): Pr
 
 /** Deletes up to `limit` objects that expired before `nowIso`; returns how many. */
 export async function deleteExpiredOAuthRecords(db: Executor, nowIso: string, limit: number): Promise<number> {
-  const due = db.selectFrom('oauth_records').select(['model', 'id']).where('expires_at', '<', nowIso).limit(limit);
+  // Ordered by the indexed column so that PostgreSQL walks oauth_records_expiry, not the table.
+  const due = db.selectFrom('oauth_records').select(['model', 'id']).where('expires_at', '<', nowIso).orderBy('expires_at').limit(limit);
   const ids = await due.execute();
   if (ids.length === 0) return 0;
   let deleted = 0;

@@ -86,7 +86,8 @@ export function consumePasskeyChallenge(
 
 /** Deletes up to `limit` challenges that expired before `beforeIso`; returns how many. */
 export async function purgePasskeyChallenges(db: Executor, beforeIso: string, limit: number): Promise<number> {
-  const old = db.selectFrom('passkey_challenges').select('id').where('expires_at', '<', beforeIso).limit(limit);
+  // Ordered by the indexed column so that PostgreSQL walks passkey_challenges_expiry, not the table.
+  const old = db.selectFrom('passkey_challenges').select('id').where('expires_at', '<', beforeIso).orderBy('expires_at').limit(limit);
   const result = await db.deleteFrom('passkey_challenges').where('id', 'in', old).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

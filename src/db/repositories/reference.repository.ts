@@ -110,7 +110,9 @@ export function listLawyerChanges(db: Executor, afterId: number, gapIds: readonl
     .then((rows) => rows.map((r) => ({ id: Number(r.id), lawyer_id: r.lawyer_id })));
 }
 
-export async function deleteLawyerChangesBefore(db: Executor, cutoffIso: string): Promise<number> {
-  const result = await db.deleteFrom('lawyer_changes').where('changed_at', '<', cutoffIso).executeTakeFirst();
+/** Deletes up to `limit` feed entries older than `cutoffIso` (one bounded batch); returns how many. */
+export async function deleteLawyerChangesBefore(db: Executor, cutoffIso: string, limit: number): Promise<number> {
+  const old = db.selectFrom('lawyer_changes').select('id').where('changed_at', '<', cutoffIso).orderBy('changed_at').limit(limit);
+  const result = await db.deleteFrom('lawyer_changes').where('id', 'in', old).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

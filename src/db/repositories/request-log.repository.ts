@@ -261,9 +261,10 @@ export function findRequest(db: Executor, requestId: string): Promise<RequestLog
   return db.selectFrom('request_log').selectAll().where('request_id', '=', requestId).executeTakeFirst();
 }
 
-/** Deletes entries older than `beforeIso`; returns how many. */
-export async function deleteRequestsBefore(db: Executor, beforeIso: string): Promise<number> {
-  const result = await db.deleteFrom('request_log').where('at', '<', beforeIso).executeTakeFirst();
+/** Deletes up to `limit` entries older than `beforeIso` (one bounded batch); returns how many. */
+export async function deleteRequestsBefore(db: Executor, beforeIso: string, limit: number): Promise<number> {
+  const old = db.selectFrom('request_log').select('request_id').where('at', '<', beforeIso).orderBy('at').limit(limit);
+  const result = await db.deleteFrom('request_log').where('request_id', 'in', old).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

@@ -13,6 +13,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { deleteRequestsBefore, findRequest, openRequestLogWriter, type RequestLogWriter } from '../../db/repositories/request-log.repository.ts';
 import type { RequestLogTable } from '../../db/schema.ts';
+import { drainInBatches } from '../operations/batches.ts';
 
 export type RequestLogEntry = RequestLogTable;
 
@@ -107,8 +108,8 @@ export function findLoggedRequest(database: Database, requestId: string): Promis
   return findRequest(database.db, requestId);
 }
 
-/** Deletes log entries older than the retention period. */
-export async function sweepRequestLog(database: Database, clock: Clock, retentionDays: number): Promise<number> {
+/** Deletes log entries older than the retention period, in bounded batches. */
+export async function sweepRequestLog(database: Database, clock: Clock, retentionDays: number, batch = 1000): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * 86_400_000).toISOString();
-  return deleteRequestsBefore(database.db, cutoff);
+  return (await drainInBatches((limit) => deleteRequestsBefore(database.db, cutoff, limit), batch)).deleted;
 }

@@ -50,6 +50,7 @@ import type { DirectoryCache } from '../directory/reference.service.ts';
 import { isBookable, slotsOnDate, type DateException, type GeneratedSlot } from '../directory/slots.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError, notFound } from '../errors.ts';
+import { noMetrics, type DomainMetrics } from '../metrics.ts';
 import type { MailQueue } from '../notify/outbox.ts';
 import { consultationMails } from './consultation-mail.ts';
 import { fingerprint, type IdempotencyService, type StoredOutcome } from './idempotency.ts';
@@ -76,6 +77,8 @@ export interface BookingServiceDeps {
   idempotency: IdempotencyService;
   /** Where the receipt and the lawyer's notice of a confirmation go; without it, nobody is emailed. */
   mail?: MailQueue;
+  /** Holds created, confirmed and expired, counted once their transaction committed. */
+  metrics?: DomainMetrics;
 }
 
 interface Idem {
@@ -127,7 +130,11 @@ async function complete(db: Executor, idem: Idem | null, outcome: StoredOutcome)
 }
 
 export class BookingService {
-  constructor(private readonly deps: BookingServiceDeps) {}
+  private readonly metrics: DomainMetrics;
+
+  constructor(private readonly deps: BookingServiceDeps) {
+    this.metrics = deps.metrics ?? noMetrics;
+  }
 
   /** POST /bookings/initiate. `body` is schema-valid. */
   async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined): Promise<InitiateOutcome> {
@@ -219,6 +226,7 @@ export class BookingService {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     let mailIds: string[] = [];
+    let expiredNow: BookingIntentTable | undefined;
     const result = await this.deps.database.db.transaction().execute(async (trx): Promise<ConfirmOutcome> => {
       const intent = await findIntentByToken(trx, token);
       // Someone else's AI-app hold reads as unknown: the link alone gives nothing away.
@@ -227,6 +235,7 @@ export class BookingService {
       if (intent.status === 'expired' || intent.expires_at <= nowIso) {
         const expired = await expireIntent(trx, intent.id, nowIso);
         if (expired) await this.afterExpiry(trx, [expired], nowIso);
+        expiredNow = expired;
         return { outcome: 'expired', intent: expired ?? intent };
       }
       const confirmed = await confirmPendingIntent(trx, intent.id, nowIso, userId);
@@ -252,8 +261,13 @@ export class BookingService {
       if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now);
       return { outcome: 'confirmed', intent: confirmed };
     });
+    // Counted after the commit: a rolled-back confirmation or expiry never happened.
+    if (expiredNow) this.metrics.holdsExpired(expiredNow.source);
     // total_bookings changed: this process's cached rows of the lawyer go now, other processes' through the feed.
-    if (result.outcome === 'confirmed') this.deps.cache.lawyersChanged([result.intent.lawyer_id]);
+    if (result.outcome === 'confirmed') {
+      this.metrics.holdsConfirmed(result.intent.source);
+      this.deps.cache.lawyersChanged([result.intent.lawyer_id]);
+    }
     // Not awaited: the payment is captured without waiting for a mail server; retries are the jobs'.
     if (mailIds.length > 0) void this.deps.mail?.deliver(mailIds);
     return result;
@@ -292,14 +306,23 @@ export class BookingService {
     let total = 0;
     for (;;) {
       const nowIso = this.deps.clock.now().toISOString();
-      const expired = await this.deps.database.db.transaction().execute(async (trx) => {
+      const rows = await this.deps.database.db.transaction().execute(async (trx) => {
         const rows = await expireDueIntents(trx, this.deps.database.dialect, nowIso, batch);
         await this.afterExpiry(trx, rows, nowIso);
-        return rows.length;
+        return rows;
       });
+      this.countExpired(rows);
+      const expired = rows.length;
       total += expired;
       if (expired < batch) return total;
     }
+  }
+
+  private countExpired(rows: readonly BookingIntentTable[]): void {
+    if (rows.length === 0) return;
+    const bySource = new Map<string | null, number>();
+    for (const r of rows) bySource.set(r.source, (bySource.get(r.source) ?? 0) + 1);
+    for (const [source, n] of bySource) this.metrics.holdsExpired(source, n);
   }
 
   private async afterExpiry(trx: Executor, rows: BookingIntentTable[], nowIso: string): Promise<void> {
@@ -365,11 +388,12 @@ export class BookingService {
     }
 
     // Whatever the outcome, what this process cached about the lawyer is dropped afterwards.
-    return this.changingLawyer(lawyer.id, () => db.transaction().execute(async (trx) => {
+    const outcome = await this.changingLawyer(lawyer.id, () => db.transaction().execute(async (trx) => {
       if (holder) {
         await lockUserForIntents(trx, holder.userId);
         const pending = await pendingIntentsOfUser(trx, holder.userId, nowIso);
         if (pending.count >= MAX_PENDING_HOLDS_PER_USER) {
+          this.metrics.rateLimitRefused('pending_holds_per_person');
           const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
           throw new DomainError(
             'rate_limited',
@@ -383,6 +407,7 @@ export class BookingService {
         await lockKeyForIntents(trx, caller.key.id);
         const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso);
         if (pending.count >= this.deps.config.maxPendingIntentsPerKey) {
+          this.metrics.rateLimitRefused('pending_intents_per_key');
           const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
           throw new DomainError(
             'rate_limited',
@@ -432,6 +457,8 @@ export class BookingService {
       await complete(trx, idem, created);
       return created;
     }));
+    if (outcome === created) this.metrics.holdsCreated(body.source ?? null);
+    return outcome;
   }
 
   /** The answer to an initiation (REST, the booking page, an AI app's hold). */

@@ -16,6 +16,7 @@ import {
   tryClaimIdempotencyKey,
 } from '../../db/repositories/idempotency.repository.ts';
 import { DomainError } from '../errors.ts';
+import { drainInBatches } from '../operations/batches.ts';
 
 export const REPLAY_WINDOW_MS = 24 * 3_600_000;
 
@@ -92,8 +93,9 @@ export class IdempotencyService {
     await deleteIdempotencyClaim(this.deps.database.db, scope, key);
   }
 
-  /** Deletes records past the replay window. */
-  purge(): Promise<number> {
-    return purgeIdempotencyKeysBefore(this.deps.database.db, new Date(this.deps.clock.now().getTime() - REPLAY_WINDOW_MS).toISOString());
+  /** Deletes records past the replay window, in bounded batches. */
+  async purge(batch = 1000): Promise<number> {
+    const cutoff = new Date(this.deps.clock.now().getTime() - REPLAY_WINDOW_MS).toISOString();
+    return (await drainInBatches((limit) => purgeIdempotencyKeysBefore(this.deps.database.db, cutoff, limit), batch)).deleted;
   }
 }

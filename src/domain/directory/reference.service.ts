@@ -23,6 +23,7 @@ import {
 } from '../../db/repositories/reference.repository.ts';
 import type { CityTable, PracticeAreaTable, ProvinceTable } from '../../db/schema.ts';
 import type { AvailabilityResponse, LawyerProfile, ReviewsResponse, SearchResponse } from '../../contract/directory.ts';
+import { drainInBatches } from '../operations/batches.ts';
 import { BoundedCache, type Weighed } from './bounded-cache.ts';
 import { normalizeKey } from './languages.ts';
 import { loadSearchIndex, type SearchIndex } from './search-index.ts';
@@ -124,9 +125,13 @@ function buildReferenceData(
   };
 }
 
-/** Deletes lawyer-change feed entries older than an hour (processes read the feed within seconds). */
-export function sweepLawyerChanges(database: Database, clock: Clock): Promise<number> {
-  return deleteLawyerChangesBefore(database.db, new Date(clock.now().getTime() - 3_600_000).toISOString());
+/** How long lawyer-change feed entries are kept (processes read the feed within seconds). */
+export const LAWYER_CHANGES_RETENTION_MS = 3_600_000;
+
+/** Deletes lawyer-change feed entries older than an hour, in bounded batches. */
+export async function sweepLawyerChanges(database: Database, clock: Clock, batch = 1000): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - LAWYER_CHANGES_RETENTION_MS).toISOString();
+  return (await drainInBatches((limit) => deleteLawyerChangesBefore(database.db, cutoff, limit), batch)).deleted;
 }
 
 /** Default memory budget of the cached lawyers and search pages (estimated), in MB. */

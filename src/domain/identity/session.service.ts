@@ -20,6 +20,16 @@ import {
 import type { Locale } from '../../i18n/index.ts';
 
 const DAY_MS = 86_400_000;
+/**
+ * Which sign-in challenges and sessions the purge deletes at `now`: those that ended (expired,
+ * revoked, or idle for `idleDays`) a day ago or more. The day's grace lets a late visitor still
+ * be told "expired".
+ */
+export function endedIdentityCutoffs(now: Date, idleDays: number): { endedBefore: string; idleBefore: string } {
+  const cutoffMs = now.getTime() - DAY_MS;
+  return { endedBefore: new Date(cutoffMs).toISOString(), idleBefore: new Date(cutoffMs - idleDays * DAY_MS).toISOString() };
+}
+
 /** last_seen_at is written at most this often: not a write per page view. */
 const TOUCH_EVERY_MS = 60_000;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -122,11 +132,7 @@ export class SessionService {
    * more, in bounded batches. The day's grace lets a late visitor still be told "expired".
    */
   async purgeExpired(batch = 1000): Promise<number> {
-    const cutoffMs = this.deps.clock.now().getTime() - DAY_MS;
-    const cutoffs = {
-      endedBefore: new Date(cutoffMs).toISOString(),
-      idleBefore: new Date(cutoffMs - this.deps.config.sessionIdleDays * DAY_MS).toISOString(),
-    };
+    const cutoffs = endedIdentityCutoffs(this.deps.clock.now(), this.deps.config.sessionIdleDays);
     let total = 0;
     for (;;) {
       const n = await purgeEndedIdentityRows(this.deps.database.db, cutoffs, batch);

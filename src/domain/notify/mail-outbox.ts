@@ -30,6 +30,7 @@ import {
 } from '../../db/repositories/mail.repository.ts';
 import type { MailOutboxTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
+import { drainInBatches } from '../operations/batches.ts';
 import { oneLine, type Logger, type Mailer } from './mailer.ts';
 import type { MailAttachment, MailQueue, OutgoingMail } from './outbox.ts';
 
@@ -212,10 +213,10 @@ export class MailOutbox implements MailQueue {
     await this.deps.mailer?.close().catch(() => {});
   }
 
-  /** Deletes mail older than `days` that is no longer queued; returns how many. */
-  purge(days = MAIL_RETENTION_DAYS): Promise<number> {
+  /** Deletes mail older than `days` that is no longer queued, in bounded batches; returns how many. */
+  async purge(days = MAIL_RETENTION_DAYS, batch = 1000): Promise<number> {
     const before = new Date(this.deps.clock.now().getTime() - days * 86_400_000).toISOString();
-    return deleteOldMails(this.deps.database.db, before);
+    return (await drainInBatches((limit) => deleteOldMails(this.deps.database.db, before, limit), batch)).deleted;
   }
 
   /** Mails newest first, all or those to one address. */

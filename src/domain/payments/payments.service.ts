@@ -53,6 +53,7 @@ import { mayConfirm, type BookingService, type ConfirmOutcome } from '../booking
 import { quote, type Quote } from '../booking/quote.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError } from '../errors.ts';
+import { noMetrics, type DomainMetrics, type PaymentOutcome } from '../metrics.ts';
 import type { Logger } from '../notify/mailer.ts';
 
 /** A payment is not started with less time than this left on the hold. */
@@ -109,6 +110,8 @@ export interface PaymentsServiceDeps {
   booking: Pick<BookingService, 'confirm' | 'expireDue'>;
   provider: PaymentProvider;
   logger?: Logger;
+  /** Payment outcomes (authorized, declined, captured, voided, failures), counted once recorded. */
+  metrics?: DomainMetrics;
 }
 
 type Begun =
@@ -122,9 +125,15 @@ const silent: Logger = { info() {}, warn() {}, error() {} };
 
 export class PaymentsService {
   private readonly logger: Logger;
+  private readonly metrics: DomainMetrics;
 
   constructor(private readonly deps: PaymentsServiceDeps) {
     this.logger = deps.logger ?? silent;
+    this.metrics = deps.metrics ?? noMetrics;
+  }
+
+  private count(outcome: PaymentOutcome): void {
+    this.metrics.paymentOutcome(this.deps.provider.name, outcome);
   }
 
   /** Which provider takes the payments: `demo` pays with `payWithCard`, `stripe` with `startHostedCheckout`. */
@@ -176,11 +185,13 @@ export class PaymentsService {
         idempotencyKey: idempotencyKey(attempt.id, 'authorize'),
       });
     } catch (err) {
+      this.count('provider_error');
       await transitionAttempt(this.deps.database.db, attempt.id, ['open'], { status: 'canceled', failure_code: 'provider_error', updated_at: this.nowIso() });
       throw err;
     }
     if (!result.ok) {
       await transitionAttempt(this.deps.database.db, attempt.id, ['open'], { status: 'failed', failure_code: result.code, updated_at: this.nowIso() });
+      this.count('declined');
       return { kind: 'declined', code: result.code };
     }
     const nowIso = this.nowIso();
@@ -193,8 +204,10 @@ export class PaymentsService {
     if (!authorized) {
       // The sweep gave this attempt up meanwhile (its hold lapsed): this authorization is nobody's.
       await provider.void(result.paymentRef, idempotencyKey(attempt.id, 'void'));
+      this.count('voided');
       return { kind: 'expired_voided' };
     }
+    this.count('authorized');
     return this.settle(authorized, intent.confirmation_token);
   }
 
@@ -232,6 +245,7 @@ export class PaymentsService {
         idempotencyKey: idempotencyKey(attempt.id, 'checkout'),
       });
     } catch (err) {
+      this.count('provider_error');
       await transitionAttempt(this.deps.database.db, attempt.id, ['open'], { status: 'canceled', failure_code: 'provider_error', updated_at: this.nowIso() });
       this.logger.error({ err, attempt: attempt.id }, 'could not start a hosted checkout');
       throw new DomainError('service_unavailable', 'The payment provider could not be reached. Nothing was charged; try again in a moment.', undefined, { 'retry-after': '5' });
@@ -386,8 +400,10 @@ export class PaymentsService {
       await provider.void(paymentRef, idempotencyKey(attempt.id, 'void'));
       const voidedAt = this.nowIso();
       await transitionAttempt(db, attempt.id, ['expired', 'canceled', 'failed'], { status: 'voided', payment_ref: paymentRef, voided_at: voidedAt, updated_at: voidedAt });
+      this.count('voided');
       return 'applied';
     }
+    this.count('authorized');
     const intent = await findIntentById(db, applied.booking_intent_id);
     if (intent) await this.settle(applied, intent.confirmation_token);
     return 'applied';
@@ -425,11 +441,15 @@ export class PaymentsService {
     try {
       await this.deps.provider.capture(attempt.payment_ref!, idempotencyKey(attempt.id, 'capture'));
     } catch (err) {
+      this.count('capture_failed');
       this.logger.error({ err, attempt: attempt.id }, 'capture failed; the sweep retries it');
       return false;
     }
     const nowIso = this.nowIso();
-    return !!(await transitionAttempt(this.deps.database.db, attempt.id, ['authorized'], { status: 'captured', captured_at: nowIso, updated_at: nowIso }));
+    const captured = !!(await transitionAttempt(this.deps.database.db, attempt.id, ['authorized'], { status: 'captured', captured_at: nowIso, updated_at: nowIso }));
+    // Counted once: a concurrent settle of the same attempt finds it captured already.
+    if (captured) this.count('captured');
+    return captured;
   }
 
   /** Voids an authorized attempt; on failure it stays authorized and the sweep retries. */
@@ -437,11 +457,14 @@ export class PaymentsService {
     try {
       await this.deps.provider.void(attempt.payment_ref!, idempotencyKey(attempt.id, 'void'));
     } catch (err) {
+      this.count('void_failed');
       this.logger.error({ err, attempt: attempt.id }, 'void failed; the sweep retries it');
       return false;
     }
     const nowIso = this.nowIso();
-    return !!(await transitionAttempt(this.deps.database.db, attempt.id, ['authorized'], { status: 'voided', voided_at: nowIso, updated_at: nowIso }));
+    const voided = !!(await transitionAttempt(this.deps.database.db, attempt.id, ['authorized'], { status: 'voided', voided_at: nowIso, updated_at: nowIso }));
+    if (voided) this.count('voided');
+    return voided;
   }
 
   /**

@@ -45,6 +45,7 @@ import {
   settleMessage,
 } from '../../db/repositories/webhook.repository.ts';
 import type { OutboxEventTable, WebhookAttemptTable, WebhookEndpointTable, WebhookMessageTable } from '../../db/schema.ts';
+import { noMetrics, type DomainMetrics } from '../metrics.ts';
 import type { Logger } from '../notify/mailer.ts';
 import type { NotificationInput, Notifier, PendingNotifications } from '../notify/notifier.ts';
 import type { AddressPolicy, HostResolver } from './address-policy.ts';
@@ -82,6 +83,8 @@ export interface WebhookDispatcherDeps {
   tls?: ConnectionOptions;
   /** The address policy at connect time (tests narrow it); refusalReason by default. */
   policy?: AddressPolicy;
+  /** Attempts by outcome and disabled endpoints, counted once their outcome is recorded. */
+  metrics?: DomainMetrics;
 }
 
 /** The result of one attempt, as the caller of `deliver` sees it. */
@@ -433,8 +436,13 @@ export class WebhookDispatcher {
         return;
       }
     }
-    for (const o of batch) o.resolve(o.result);
+    const metrics = this.deps.metrics ?? noMetrics;
+    for (const o of batch) {
+      metrics.webhookAttempt(o.result.messageStatus === 'pending' ? 'failed' : o.result.messageStatus);
+      o.resolve(o.result);
+    }
     for (const notice of notices) {
+      metrics.webhookEndpointDisabled(notice.cause);
       this.deps.logger.warn({ endpoint: notice.endpointId, cause: notice.cause }, 'webhook endpoint disabled');
       // Emailed in the background: a slow mail server must hold neither a slot nor the next commit.
       const sending: Promise<void> = this.deps.notifier.deliver(notice.pending).then(
