@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { isDatabaseUnavailable, openDatabase, type Database } from '../../src/db/database.ts';
-import { chaosSkip, startPrivatePostgres, waitUntil, type PrivatePostgres } from './support.ts';
+import { waitFor } from '../support/booking.ts';
+import { chaosSkip, startPrivatePostgres, type PrivatePostgres } from './support.ts';
 
 const skip = await chaosSkip();
 
@@ -55,7 +56,7 @@ describe('a PostgreSQL connection lost while checked out', { skip }, () => {
       assert.ok(isDatabaseUnavailable(failure), `recognised as an outage: ${String(failure)} (${(failure as { code?: string }).code})`);
       assert.deepEqual(uncaught, [], 'no uncaught error');
       // The broken connection is discarded; the next queries get a fresh one.
-      await waitUntil('the pool to serve queries again', async () => (await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows[0]!.one === 1, 10_000);
+      await waitFor('the pool to serve queries again', async () => (await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows[0]!.one === 1, 10_000);
       await database.ping();
     } finally {
       process.off('uncaughtException', onUncaught);
@@ -73,7 +74,7 @@ describe('a PostgreSQL connection lost while checked out', { skip }, () => {
     } finally {
       await server.startServer();
     }
-    await waitUntil('ping to succeed after the restart', async () => (await database.ping(), true), 30_000);
+    await waitFor('ping to succeed after the restart', async () => (await database.ping(), true), 30_000);
   });
 
   it('does not call a bug an outage', () => {

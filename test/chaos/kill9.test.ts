@@ -17,14 +17,14 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { systemClock } from '../../src/clock.ts';
-import { EVERY_DAY_9_TO_14, madridDate, slotBody, type InitiateBodyInput } from '../support/booking.ts';
+import { EVERY_DAY_9_TO_14, madridDate, slotBody, waitFor, type InitiateBodyInput } from '../support/booking.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { OPERATOR } from '../support/keys.ts';
 import { connectedAgent } from '../mcp/support.ts';
 import { startReceiver, verifies, webhookKit, type Receiver } from '../webhooks/support.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import { startDeployment, type Deployment, type Server } from './deployment.ts';
-import { chaosSkip, waitUntil } from './support.ts';
+import { chaosSkip } from './support.ts';
 
 const skip = await chaosSkip();
 
@@ -379,7 +379,7 @@ describe('kill -9 of one of two processes under mixed load, then restart', { ski
   });
 
   it('drains: every intent ends confirmed or expired, every payment attempt settles, every event is delivered', async () => {
-    await waitUntil(
+    await waitFor(
       'every intent to be confirmed or expired, and every payment attempt settled',
       async () => {
         const open = await d.database.db.selectFrom('booking_intents').select('id').where('status', 'not in', ['confirmed', 'expired']).execute();
@@ -389,7 +389,7 @@ describe('kill -9 of one of two processes under mixed load, then restart', { ski
       (TTL_SECONDS + 90) * 1000,
       1000,
     );
-    await waitUntil(
+    await waitFor(
       'every webhook message to be delivered',
       async () => {
         const events = await d.database.db.selectFrom('outbox_events').select('id').where('published_at', 'is', null).execute();

@@ -11,12 +11,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EVERY_DAY_9_TO_14, madridDate, slotBody, type InitiateBodyInput } from '../support/booking.ts';
+import { EVERY_DAY_9_TO_14, madridDate, slotBody, waitFor, type InitiateBodyInput } from '../support/booking.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { OPERATOR } from '../support/keys.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import { startDeployment, type Deployment, type Server } from './deployment.ts';
-import { chaosSkip, waitUntil } from './support.ts';
+import { chaosSkip } from './support.ts';
 
 const skip = await chaosSkip();
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -118,7 +118,7 @@ describe('dependencies failing under two server processes', { skip }, () => {
     it('when Redis returns, the same processes count in Redis again and enforce the shared limit', async () => {
       await d.redis.startServer();
       // ioredis reconnects in the background; the first requests may still find it reconnecting.
-      await waitUntil(
+      await waitFor(
         'both processes to count in Redis again',
         async () => {
           const before = total(await counters());
@@ -202,7 +202,7 @@ describe('dependencies failing under two server processes', { skip }, () => {
       const downAnswers: Answer[] = [];
       try {
         for (const server of [a, b]) {
-          const ready = await waitUntil(`/readyz of ${server.name} to go red`, async () => {
+          const ready = await waitFor(`/readyz of ${server.name} to go red`, async () => {
             const res = await call(server, '/readyz');
             return res.status === 503 ? res : null;
           }, 30_000);
@@ -245,7 +245,7 @@ describe('dependencies failing under two server processes', { skip }, () => {
 
     it('after PostgreSQL returns, the same processes are ready again and serve requests, without a restart', async () => {
       for (const server of [a, b]) {
-        await waitUntil(`/readyz of ${server.name} to go green`, async () => (await call(server, '/readyz')).status === 200, 60_000, 250);
+        await waitFor(`/readyz of ${server.name} to go green`, async () => (await call(server, '/readyz')).status === 200, 60_000, 250);
         assert.equal(server.process.child.exitCode, null);
       }
       // Retrying every request that did not get a 201 with its Idempotency-Key gives one intent each.

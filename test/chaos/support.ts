@@ -18,6 +18,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { freePort } from '../support/browser.ts';
+import { waitFor } from '../support/booking.ts';
 
 /** The newest PostgreSQL server binaries on this machine, or null. */
 function postgresBin(): string | null {
@@ -121,7 +122,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     // -k: the Unix socket goes in our directory (the shared instance owns the default one).
     ctl(['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100`, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
     running = true;
-    await waitUntil('the private PostgreSQL to accept connections', async () => {
+    await waitFor('the private PostgreSQL to accept connections', async () => {
       const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
       try {
         await c.connect();
@@ -203,7 +204,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const startServer = async () => {
     const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: 'ignore' });
     child = proc;
-    await waitUntil('the private Redis to answer PING', async () => {
+    await waitFor('the private Redis to answer PING', async () => {
       if (proc.exitCode !== null) throw new Error(`redis-server exited (${proc.exitCode})`);
       const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
       c.on('error', () => {});
@@ -239,20 +240,4 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       cleanups.delete(kill);
     },
   };
-}
-
-/** Polls `check` (real time: these are other processes) until it returns truthy; throws after `timeoutMs`. */
-export async function waitUntil<T>(what: string, check: () => Promise<T | false | null | undefined>, timeoutMs: number, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
