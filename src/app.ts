@@ -17,7 +17,7 @@ import { createRateLimitStore, type RateLimitStore } from './domain/access/rate-
 import { RequestLog } from './domain/access/request-log.ts';
 import { UsageService } from './domain/access/usage.service.ts';
 import { BookingService } from './domain/booking/booking.service.ts';
-import { SmtpMailer, createMailer } from './domain/notify/mailer.ts';
+import { SmtpMailer } from './domain/notify/mailer.ts';
 import { Notifier } from './domain/notify/notifier.ts';
 import { MailOutbox } from './domain/notify/mail-outbox.ts';
 import { IdempotencyService } from './domain/booking/idempotency.ts';
@@ -274,12 +274,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const store = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
   const limiter = metrics ? metrics.countRefusals(store) : store;
-  // Firm notices ("key creator left") are stored, then emailed like the CLI's: SMTP when set, else the log.
-  const noticeMailer = createMailer(config, fastify.log);
+  // SMTP when SMTP_URL is set; otherwise mail stays in the local outbox (and the log).
+  const mail = new MailOutbox({ database, clock, mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : null, logger: fastify.log });
   fastify.addHook('onClose', async () => {
-    await noticeMailer.close();
+    await mail.close();
   });
-  const accounts = new AccountsService({ database, clock, notifier: new Notifier({ database, clock, mailer: noticeMailer, logger: fastify.log }) });
+  // Firm notices ("key creator left") are stored, and their emails queued in the same transaction
+  // and sent through the outbox (retries, `consulta mail list`).
+  const accounts = new AccountsService({ database, clock, notifier: new Notifier({ database, clock, logger: fastify.log, queue: mail }) });
   const keys = new KeysService({ database, clock, accounts });
   const access = new AccessService({
     keys,
@@ -330,11 +332,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const directoryCache = new DirectoryCache(database, { refreshIntervalMs: config.directoryRefreshMs, clock, budgetMb: config.directoryCacheMb });
   const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
-  // SMTP when SMTP_URL is set; otherwise mail stays in the local outbox (and the log).
-  const mail = new MailOutbox({ database, clock, mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : null, logger: fastify.log });
-  fastify.addHook('onClose', async () => {
-    await mail.close();
-  });
   const domainMetrics = metrics ?? undefined;
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail, metrics: domainMetrics });
   const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log, metrics: domainMetrics });

@@ -7,7 +7,6 @@ import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { createMailer } from '../domain/notify/mailer.ts';
 import { Notifier } from '../domain/notify/notifier.ts';
 import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
 import { RetentionService } from '../domain/operations/retention.service.ts';
@@ -81,12 +80,12 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   if (config.webhookAllowInsecureTargets) {
     app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
   }
-  const webhookMailer = createMailer(config, app.fastify.log);
   const webhooks = new WebhookDispatcher({
     database,
     clock,
     config,
-    notifier: new Notifier({ database, mailer: webhookMailer, clock, logger: app.fastify.log }),
+    // "Endpoint disabled" notices: stored, and emailed through the mail outbox (retries).
+    notifier: new Notifier({ database, clock, logger: app.fastify.log, queue: app.services.mail }),
     logger: app.fastify.log,
     metrics: app.metrics ?? undefined,
   });
@@ -94,7 +93,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   return {
     stop() {
       // Deliveries in flight finish while the server drains; any that cannot be recorded are sent again after their lease.
-      void webhooks.stop().then(() => webhookMailer.close()).catch(() => {});
+      void webhooks.stop().catch(() => {});
       clearInterval(sweeper);
       clearInterval(expirer);
       clearInterval(mailer);

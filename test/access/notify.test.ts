@@ -8,6 +8,7 @@ import { listNotificationsForUser } from '../../src/db/repositories/notification
 import { loadConfig } from '../../src/config.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { createMailer, LogMailer, SmtpMailer } from '../../src/domain/notify/mailer.ts';
+import { MailOutbox } from '../../src/domain/notify/mail-outbox.ts';
 import { Notifier } from '../../src/domain/notify/notifier.ts';
 import { AccountsService } from '../../src/domain/access/accounts.service.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
@@ -122,6 +123,43 @@ for (const target of databaseTargets()) {
       const [stored] = await listNotificationsForUser(testDb.database.db, user.id);
       assert.equal(stored!.emailed_at, null);
       await mailer.close();
+    });
+
+    it('with the mail outbox: the email is queued in the notice’s transaction, sent after commit, and retried when the server was down', async () => {
+      const clock = new ManualClock(NOW);
+      const logger = memoryLogger();
+      const down = new MailOutbox({ database: testDb.database, clock, mailer: new SmtpMailer('smtp://127.0.0.1:9', 'no-reply@consulta.test'), logger, retryScheduleSeconds: [60] });
+      const notifier = new Notifier({ database: testDb.database, clock, logger, queue: down });
+      const user = await new AccountsService({ database: testDb.database, clock, notifier }).ensureUser('queued@example.com');
+
+      // Rolled back: neither the notice nor its email exists.
+      await assert.rejects(
+        testDb.database.db.transaction().execute(async (tx) => {
+          await notifier.store(tx, [{ userId: user.id, kind: 'test_rollback', subject: 'Never', body: 'Never' }]);
+          throw new Error('the change failed');
+        }),
+        /the change failed/,
+      );
+      assert.deepEqual(await listNotificationsForUser(testDb.database.db, user.id), []);
+      assert.deepEqual(await down.list({ to: 'queued@example.com' }), []);
+
+      // Committed while the mail server is down: stored, queued, the failed send scheduled again.
+      await notifier.notify([{ userId: user.id, kind: 'firm_notice', subject: 'Key creator left', body: 'A key of your firm…' }]);
+      await down.settled();
+      const [queued] = await down.list({ to: 'queued@example.com' });
+      assert.deepEqual([queued?.kind, queued?.subject, queued?.status, queued?.attempts], ['firm_notice', 'Key creator left', 'queued', 1]);
+      assert.equal(queued?.nextAttemptAt, new Date(Date.parse(NOW) + 60_000).toISOString());
+
+      // The server is back: the retry sends it.
+      const up = new MailOutbox({ database: testDb.database, clock, mailer: new SmtpMailer(smtp.url, 'no-reply@consulta.test'), logger });
+      clock.advance(60_000);
+      const before = smtp.messages.length;
+      await up.deliverDue();
+      const sent = (await smtp.waitFor(before + 1))[before]!;
+      assert.deepEqual([sent.to, sent.subject, sent.text], [['queued@example.com'], 'Key creator left', 'A key of your firm…']);
+      assert.equal((await up.find(queued!.id))?.status, 'sent');
+      await down.close();
+      await up.close();
     });
   });
 }

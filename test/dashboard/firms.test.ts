@@ -362,6 +362,12 @@ for (const target of databaseTargets()) {
       assert.match(seen, new RegExp(`${other.prefix}… staging \\(Test\\)`));
       assert.match(seen, new RegExp(`${key.prefix}… zapier \\(Live\\)`));
       assert.match((await admin.client.get(`/firms/${slug}`)).body, new RegExp(`href="/firms/${slug}/keys/${other.id}"`), 'an admin sees them too');
+      // Each notice's email went through the mail outbox (retried if SMTP fails; in `consulta mail list`).
+      const mailed = await ctx.app.services.mail.list({ to: owner.email });
+      assert.deepEqual(mailed.filter((m) => m.subject.includes('need review')).map((m) => m.subject).sort(), [
+        `Bufete ${slug}: API keys created by ${leaver.email} need review`,
+        `Bufete ${slug}: API keys created by ${member.email} need review`,
+      ].sort());
 
       // A plain member sees no notifications, and the domain refuses them.
       const plain = await signedIn(ctx, `plain@${slug}.example`);

@@ -1,7 +1,12 @@
 /**
  * Notifications: stored first (inside the caller's transaction, so they exist exactly when the
- * change they describe committed), emailed after commit. Email is best effort: a failed send is
- * logged and leaves `emailed_at` null; it never undoes the stored notification or the change.
+ * change they describe committed), emailed after commit.
+ *
+ * With a mail queue (the application's MailOutbox) the email is queued in that same transaction
+ * and sent after commit, with the outbox's retries: a notice is never lost to a mail server that
+ * was down, and it shows in `consulta mail list`. Without one (unit tests, the CLI's own
+ * notifier), email is best effort: a failed send is logged and leaves `emailed_at` null. Either
+ * way a failed email never undoes the stored notification or the change.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -10,7 +15,8 @@ import type { Database } from '../../db/database.ts';
 import type { DB, NotificationTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import { findNotificationsWithEmail, insertNotifications, markNotificationEmailed } from '../../db/repositories/notification.repository.ts';
-import type { Logger, Mailer } from './mailer.ts';
+import { LogMailer, type Logger, type Mailer } from './mailer.ts';
+import type { MailQueue } from './outbox.ts';
 
 export interface NotificationInput {
   userId: string;
@@ -25,6 +31,8 @@ export interface NotificationInput {
 /** Notifications stored in a transaction that still have to be emailed once it commits. */
 export interface PendingNotifications {
   readonly ids: readonly string[];
+  /** Their emails, queued in the same transaction (with a mail queue). */
+  readonly mailIds?: readonly string[];
 }
 
 export interface DeliveryReport {
@@ -34,16 +42,19 @@ export interface DeliveryReport {
 
 export interface NotifierDeps {
   database: Database;
-  mailer: Mailer;
+  /** Sends each email directly when there is no queue (the log when omitted). */
+  mailer?: Mailer;
   clock: Clock;
   logger: Logger;
+  /** Queue the emails in the caller's transaction and send them through it (retries, `mail list`). */
+  queue?: MailQueue;
 }
 
 export class Notifier {
-  private readonly deps: { db: Kysely<DB>; mailer: Mailer; clock: Clock; logger: Logger };
+  private readonly deps: { db: Kysely<DB>; mailer: Mailer; clock: Clock; logger: Logger; queue: MailQueue | null };
 
   constructor(deps: NotifierDeps) {
-    this.deps = { db: deps.database.db, mailer: deps.mailer, clock: deps.clock, logger: deps.logger };
+    this.deps = { db: deps.database.db, mailer: deps.mailer ?? new LogMailer(deps.logger), clock: deps.clock, logger: deps.logger, queue: deps.queue ?? null };
   }
 
   /** Stores notifications with `tx` (the caller's transaction); pass the result to `deliver` after commit. */
@@ -61,13 +72,26 @@ export class Notifier {
       emailed_at: null,
     }));
     await insertNotifications(tx, rows);
-    return { ids: rows.map((r) => r.id) };
+    const ids = rows.map((r) => r.id);
+    if (!this.deps.queue) return { ids };
+    // Each notice's email joins the same transaction: it exists exactly when the notice does.
+    const withEmail = await findNotificationsWithEmail(tx, ids);
+    const mailIds = await this.deps.queue.enqueue(
+      tx,
+      withEmail.map((n) => ({ kind: n.kind, to: n.email, subject: n.subject, text: n.body })),
+    );
+    return { ids, mailIds };
   }
 
   /** Emails stored notifications one by one, marking each that the server accepted. Never throws. */
   async deliver(pending: PendingNotifications): Promise<DeliveryReport> {
     const report: DeliveryReport = { sent: 0, failed: 0 };
     if (pending.ids.length === 0) return report;
+    if (this.deps.queue) {
+      // The outbox sends them, retries a failure, and its rows say what happened.
+      await this.deps.queue.deliver(pending.mailIds ?? []);
+      return report;
+    }
     let rows;
     try {
       rows = await findNotificationsWithEmail(this.deps.db, [...pending.ids]);
