@@ -136,6 +136,11 @@ for (const target of databaseTargets()) {
     let reader: string;
     let everything: string;
     const mcp = () => new URL(ctx.config.mcpUrl);
+    const definitions = () =>
+      toolDefinitions({ config: ctx.config, directory: ctx.app.services.directory, booking: ctx.app.services.booking, consultations: ctx.app.services.consultations, limits: null as never, accounts: ctx.app.services.accounts });
+    /** The tools as the endpoint prepares them, with no limits and no request log. */
+    const prepared = (tools: ReturnType<typeof definitions>) =>
+      prepareTools({ tools, admitCall: async () => {}, requestLog: { record() {} } as never, clock: ctx.clock, path: '/mcp', newRequestId: () => 'req_x', onError() {} });
 
     before(async () => {
       ctx = await createTestContext(target);
@@ -200,15 +205,7 @@ for (const target of databaseTargets()) {
     });
 
     it('recognises only the canonical form: the SDK client’s own calls, not a changed header, envelope or argument', async () => {
-      const tools = prepareTools({
-        tools: toolDefinitions({ config: ctx.config, directory: ctx.app.services.directory, booking: ctx.app.services.booking, consultations: ctx.app.services.consultations, limits: null as never, accounts: ctx.app.services.accounts }),
-        admitCall: async () => {},
-        requestLog: { record() {} } as never,
-        clock: ctx.clock,
-        path: '/mcp',
-        newRequestId: () => 'req_x',
-        onError() {},
-      });
+      const tools = prepared(definitions());
       const direct = new DirectToolCalls(tools, SERVER_INFO);
       const headersOf = (call: Call) => Object.fromEntries(Object.entries(call.headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
       const ok = canonical('search_lawyers', { city: 'madrid' });
@@ -237,16 +234,8 @@ for (const target of databaseTargets()) {
       assert.ok(direct.recognise(sent.headers as Record<string, string>, sent.body, ['directory:read']), `not recognised: ${JSON.stringify(sent)}`);
     });
 
-    it('a tool that fails unexpectedly answers internal_error without its exception’s message, on both paths', async () => {
-      const failing = prepareTools({
-        tools: [{ ...toolDefinitions({ config: ctx.config, directory: ctx.app.services.directory, booking: ctx.app.services.booking, consultations: ctx.app.services.consultations, limits: null as never, accounts: ctx.app.services.accounts })[0]!, run: async () => Promise.reject(new Error('relation "lawyers" does not exist at 10.0.0.5')) }],
-        admitCall: async () => {},
-        requestLog: { record() {} } as never,
-        clock: ctx.clock,
-        path: '/mcp',
-        newRequestId: () => 'req_x',
-        onError() {},
-      });
+    it('a tool that fails unexpectedly answers internal_error without its exception’s message (the tool code both paths run)', async () => {
+      const failing = prepared([{ ...definitions()[0]!, run: async () => Promise.reject(new Error('relation "lawyers" does not exist at 10.0.0.5')) }]);
       const result = await failing[0]!.execute({}, { caller: { access: { userId: 'u', clientId: 'c' } as never, ip: '127.0.0.1' }, requestId: 'req_1', logged: 0 });
       assert.equal(result.isError, true);
       assert.deepEqual((result.structuredContent as { error: { code: string } }).error.code, 'internal_error');
