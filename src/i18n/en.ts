@@ -156,6 +156,8 @@ export const en = {
     email: 'Email address',
     emailHint: 'We only use it to sign you in and send your booking receipts.',
     emailInvalid: 'Enter a valid email address, like name@example.com.',
+    emailNotBare: 'Enter only the address, like name@example.com: no name, brackets, quotes, spaces or second address.',
+    emailAccents: 'The part before the @ cannot have accents or non-Latin letters. Check the address, or use another one.',
     sendCode: 'Send me a code',
     codeTitle: 'Check your email',
     codeIntro: 'We sent a 6-digit code to your email address. It is valid for 10 minutes. You can also open the link in the email, in this browser.',

@@ -154,6 +154,8 @@ export const es: Messages = {
     email: 'Correo electrónico',
     emailHint: 'Solo lo usamos para que entres y para enviarte los recibos de tus reservas.',
     emailInvalid: 'Escribe un correo válido, como nombre@ejemplo.com.',
+    emailNotBare: 'Escribe solo la dirección, como nombre@ejemplo.com: sin nombre, paréntesis, comillas, espacios ni una segunda dirección.',
+    emailAccents: 'La parte antes de la @ no puede llevar tildes ni letras no latinas. Revisa la dirección o usa otra.',
     sendCode: 'Envíame un código',
     codeTitle: 'Revisa tu correo',
     codeIntro: 'Te hemos enviado un código de 6 cifras. Vale durante 10 minutos. También puedes abrir el enlace del correo, en este navegador.',
