@@ -15,6 +15,7 @@ import {
 import type { Executor } from '../../db/repositories/types.ts';
 import type { FieldError } from '../errors.ts';
 import { emailRefusalDetail, parseEmailAddress } from '../identity/email-address.ts';
+import { checkShortText } from '../third-party-text.ts';
 import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
 import { languageByCode } from './languages.ts';
@@ -96,9 +97,15 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
 
   const seenBars = new Set<string>();
   record.bar_memberships.forEach((b, i) => {
-    if (seenBars.has(b.bar_name)) errors.push({ pointer: `/bar_memberships/${i}/bar_name`, detail: 'duplicate bar membership' });
+    const bad = checkShortText(b.bar_name, `/bar_memberships/${i}/bar_name`);
+    if (bad) errors.push(bad);
+    else if (seenBars.has(b.bar_name)) errors.push({ pointer: `/bar_memberships/${i}/bar_name`, detail: 'duplicate bar membership' });
     seenBars.add(b.bar_name);
   });
+
+  // Third-party short texts reach agents as plain strings: nothing that could break their line.
+  const badName = checkShortText(record.name, '/name');
+  if (badName) errors.push(badName);
 
   // The one reading of email addresses (sign-in, accounts and mail use it too).
   let contactEmail: string | null = null;

@@ -51,6 +51,7 @@ import {
 } from '../../payments/provider.ts';
 import { mayConfirm, type BookingService, type ConfirmOutcome } from '../booking/booking.service.ts';
 import { quote, type Quote } from '../booking/quote.ts';
+import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError } from '../errors.ts';
 import { noMetrics, type DomainMetrics, type PaymentOutcome } from '../metrics.ts';
@@ -154,7 +155,7 @@ export class PaymentsService {
     return {
       state,
       intent,
-      lawyer: { id: lawyer.id, name: lawyer.name, timezone: lawyer.timezone, city_slug: lawyer.city_slug },
+      lawyer: { id: lawyer.id, name: sanitizeShortText(lawyer.name), timezone: lawyer.timezone, city_slug: lawyer.city_slug },
       startsAt: formatInZone(zonedToUtcMs(intent.slot_date, intent.start_time, lawyer.timezone) ?? Date.parse(`${intent.slot_date}T${intent.start_time}Z`), lawyer.timezone),
       quote: quote(lawyer),
       secondsLeft: Math.max(0, Math.floor((Date.parse(intent.expires_at) - nowMs) / 1000)),
