@@ -117,6 +117,10 @@ export const en = {
     confirmAndPay: (total: string) => `Confirm and pay ${total}`,
     signInHeading: 'Sign in to confirm',
     signInWhy: 'Enter your email: we will send you a 6-digit code. No password needed; if you are new, this creates your account.',
+    privateSignIn: 'This booking has been paid. Its details are shown only to the account that booked it: sign in with that account to see them.',
+    otherAccountTitle: 'This booking belongs to another account',
+    otherAccount: (me: string) => `You are signed in as ${me}. This booking was paid from another account, and only that account can see it. If it is yours, sign in with the account you used to book.`,
+    switchAccount: 'Sign in with another account',
   },
   pay: {
     title: 'Pay for your consultation',

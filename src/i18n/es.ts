@@ -115,6 +115,10 @@ export const es: Messages = {
     confirmAndPay: (total: string) => `Confirmar y pagar ${total}`,
     signInHeading: 'Entra para confirmar',
     signInWhy: 'Escribe tu correo: te enviaremos un código de 6 cifras. Sin contraseña; si eres nuevo, así se crea tu cuenta.',
+    privateSignIn: 'Esta reserva ya está pagada. Sus detalles solo los ve la cuenta con la que se reservó: entra con esa cuenta para verlos.',
+    otherAccountTitle: 'Esta reserva es de otra cuenta',
+    otherAccount: (me: string) => `Has entrado como ${me}. Esta reserva se pagó desde otra cuenta y solo esa cuenta puede verla. Si es tuya, entra con la cuenta con la que reservaste.`,
+    switchAccount: 'Entrar con otra cuenta',
   },
   pay: {
     title: 'Paga tu consulta',

@@ -118,7 +118,8 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
       const token = request.cookies[cookies.session];
       if (token) await sessions.signOut(token);
       session.clear(reply);
-      return reply.code(303).redirect('/');
+      // A page may ask to continue somewhere of ours (sign in as another account, then back).
+      return reply.code(303).redirect(safeReturnTo((request.body as Record<string, unknown> | undefined)?.return_to) ?? '/');
     });
 
     site.post('/sign-out/everywhere', { schema: { hide: true } }, async (request, reply) => {
