@@ -4,6 +4,7 @@
  */
 import type { MembershipChange } from '../domain/access/accounts.service.ts';
 import type { FirmMember } from '../domain/access/types.ts';
+import { normalizeEmail } from '../domain/identity/email-address.ts';
 import { AccessUsageError, listValue, print, runAccessCommand, stringFlag, type AccessCommandContext } from './keys.commands.ts';
 
 function memberJson(m: FirmMember): Record<string, unknown> {
@@ -102,7 +103,8 @@ export async function runFirmsCommand(ctx: AccessCommandContext): Promise<number
         const slug = needArg(rest, 0, usage);
         const email = needArg(rest, 1, usage);
         const change = await accounts.removeMember(actor, slug, email);
-        print(json, { slug, removed: email.trim().toLowerCase(), ...changeJson(change) }, `Removed ${email.trim().toLowerCase()} from ${slug}.${changeText(change)}`);
+        const removed = normalizeEmail(email);
+        print(json, { slug, removed, ...changeJson(change) }, `Removed ${removed} from ${slug}.${changeText(change)}`);
         return 0;
       }
       default:

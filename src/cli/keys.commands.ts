@@ -13,6 +13,7 @@ import { keyStatus } from '../domain/access/api-key.ts';
 import { KeysService, type CreateKeyOptions, type KeyOwnerRef } from '../domain/access/keys.service.ts';
 import type { Actor, ApiKeyRecord } from '../domain/access/types.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
+import { normalizeEmail } from '../domain/identity/email-address.ts';
 import { createMailer, type Mailer } from '../domain/notify/mailer.ts';
 import { Notifier } from '../domain/notify/notifier.ts';
 
@@ -51,7 +52,7 @@ export async function resolveActor(accounts: AccountsService, flags: Flags): Pro
   if (as === undefined) return { type: 'operator' };
   if (typeof as !== 'string' || as.trim() === '') throw new AccessUsageError('--as expects an email address');
   const user = await accounts.findUserByEmail(as);
-  if (!user) throw notFound(`no user ${as.trim().toLowerCase()}`);
+  if (!user) throw notFound(`no user ${normalizeEmail(as, '/as')}`);
   return { type: 'user', userId: user.id };
 }
 

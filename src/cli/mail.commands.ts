@@ -4,6 +4,7 @@
  */
 import pino from 'pino';
 import { systemClock } from '../clock.ts';
+import { emailRefusalDetail, parseEmailAddress } from '../domain/identity/email-address.ts';
 import { MailOutbox, type OutboxMail } from '../domain/notify/mail-outbox.ts';
 import { print, stringFlag, type AccessCommandContext } from './keys.commands.ts';
 
@@ -61,7 +62,10 @@ export async function runMailCommand(ctx: AccessCommandContext): Promise<number>
   const { database, args, flags, json } = ctx;
   const [sub, id, ...extra] = args;
   const outbox = new MailOutbox({ database, clock: systemClock, mailer: null, logger: pino({ level: 'silent' }) });
-  const to = stringFlag(flags, 'to');
+  const rawTo = stringFlag(flags, 'to');
+  const parsedTo = rawTo === undefined ? undefined : parseEmailAddress(rawTo);
+  if (parsedTo && !parsedTo.ok) return usage(`--to ${emailRefusalDetail(parsedTo.reason)}`);
+  const to = parsedTo?.address;
   switch (sub) {
     case 'list': {
       if (id !== undefined) return usage('mail list takes no ID');
@@ -78,7 +82,7 @@ export async function runMailCommand(ctx: AccessCommandContext): Promise<number>
       if (!last && to !== undefined) return usage('--to goes with --last');
       const mail = last ? await outbox.last(to) : await outbox.find(id!);
       if (!mail) {
-        const detail = last ? `no mail${to === undefined ? '' : ` to ${to.trim().toLowerCase()}`} in the outbox` : `no mail ${id} in the outbox`;
+        const detail = last ? `no mail${to === undefined ? '' : ` to ${to}`} in the outbox` : `no mail ${id} in the outbox`;
         if (json) print(true, { error: { code: 'not_found', detail } }, '');
         process.stderr.write(`consulta: ${detail}\n`);
         return 1;

@@ -6,6 +6,7 @@
  */
 import { systemClock } from '../clock.ts';
 import { notFound } from '../domain/errors.ts';
+import { normalizeEmail } from '../domain/identity/email-address.ts';
 import { ConnectedAppsService, type ClientRecord, type GrantRecord } from '../domain/oauth/connected-apps.service.ts';
 import { AccessUsageError, print, runAccessCommand, stringFlag, type AccessCommandContext } from './keys.commands.ts';
 
@@ -54,7 +55,7 @@ export function runOAuthCommand(ctx: AccessCommandContext): Promise<number> {
         let userId: string | undefined;
         if (email !== undefined) {
           const user = await accounts.findUserByEmail(email);
-          if (!user) throw notFound(`no user ${email.trim().toLowerCase()}`);
+          if (!user) throw notFound(`no user ${normalizeEmail(email, '/user')}`);
           userId = user.id;
         }
         const grants = await apps.listAll(userId);

@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016-passkeys.ts';
 import * as m0017 from './migrations/0017-usage-breakdown.ts';
 import * as m0018 from './migrations/0018-oauth.ts';
 import * as m0019 from './migrations/0019-retention.ts';
+import * as m0020 from './migrations/0020-email-normal-form.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0017-usage-breakdown': m0017,
   '0018-oauth': m0018,
   '0019-retention': m0019,
+  '0020-email-normal-form': m0020,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

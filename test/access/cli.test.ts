@@ -145,4 +145,36 @@ describe('consulta keys / firms (CLI, SQLite)', () => {
     const list = json(await cli('keys', 'list', '--firm', 'bufete-sol', '--json'));
     assert.deepEqual(list.keys.map((k: { id: string; status: string }) => [k.id, k.status]), [[keyId, 'revoked']]);
   });
+
+  it('every command that takes an email refuses a form the mailer would read as another mailbox (exit 2), and reads case and Unicode variants as one account', async () => {
+    const bad = '(1)ana@example.com';
+    const commands: string[][] = [
+      ['keys', 'create', '--owner', bad],
+      ['keys', 'list', '--owner', bad],
+      ['webhooks', 'list', '--owner', bad],
+      ['firms', 'create', 'bufete-luna', '--name', 'Bufete Luna', '--owner', bad],
+      ['firms', 'add-member', 'bufete-sol', bad, '--role', 'member'],
+      ['operators', 'add', bad],
+      ['mail', 'list', '--to', bad],
+      ['oauth', 'grants', '--user', bad],
+      ['keys', 'list', '--as', bad],
+    ];
+    for (const args of commands) {
+      const r = await cli(...args, '--json');
+      assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code}\n${r.stdout}${r.stderr}`);
+      assert.match(r.stdout + r.stderr, /just the address/, args.join(' '));
+    }
+    const before = new SQLite(dbFile, { readonly: true });
+    const accounts = () => (before.prepare("select email from users where email like '%ana%' or email like '%xn--%' order by email").all() as Array<{ email: string }>).map((u) => u.email);
+    try {
+      assert.deepEqual(accounts(), ['ana@example.com'], 'no account was made for the refused form');
+      json(await cli('keys', 'create', '--owner', ' ANA@EXAMPLE.COM ', '--json'));
+      json(await cli('operators', 'add', 'Zoe@Bücher.de', '--json'));
+      const op = json(await cli('operators', 'add', 'ZOE@xn--BCHER-KVA.de', '--json'));
+      assert.deepEqual([op.email, op.added], ['zoe@xn--bcher-kva.de', false], 'the Unicode and the A-label spelling are one account');
+      assert.deepEqual(accounts(), ['ana@example.com', 'zoe@xn--bcher-kva.de']);
+    } finally {
+      before.close();
+    }
+  });
 });

@@ -36,6 +36,8 @@ for (const target of databaseTargets()) {
     let webhookSecret: string;
     const slotsUsed = new Set<string>();
     const seenCodes = new Set<string>();
+    /** The confirmation link of the booking the first test pays (the receipt's link). */
+    let paidLink = '';
 
     /** Every mail the SMTP listener received, parsed. */
     const mails = async (): Promise<ParsedMail[]> => Promise.all(smtp.messages.map((m) => simpleParser(m.raw)));
@@ -183,6 +185,29 @@ for (const target of databaseTargets()) {
       assert.match(ics, /BEGIN:VCALENDAR[\s\S]*BEGIN:VEVENT[\s\S]*DTSTART[\s\S]*END:VEVENT[\s\S]*END:VCALENDAR/);
       await waitForMail('nadia@despacho.example', () => true);
 
+      // The receipt's link (and the invitation's URL) show the booking to its owner, signed in.
+      const link = /https?:\/\/\S+\/confirm\/[A-Za-z0-9_-]+/.exec(receipt.text ?? '')![0];
+      assert.equal(link, intent.url);
+      assert.match(ics, new RegExp(`URL:${link.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+      paidLink = link;
+      await page.goto(link);
+      assert.match(await page.locator('h1').innerText(), /Your consultation is booked/);
+      assert.match(await page.locator('main').innerText(), /Nadia El Amrani[\s\S]*€60\.00/);
+      // The same link in a browser that is not signed in: the sign-in page, nothing of the
+      // booking; signing in there as the owner brings the booking back.
+      const elsewhere = await phone();
+      const other = await elsewhere.newPage();
+      await other.goto(link);
+      assert.match(await other.locator('h1').innerText(), /Sign in/);
+      const signedOutText = await other.locator('main').innerText();
+      assert.match(signedOutText, /This booking has been paid/);
+      assert.ok(!/Nadia|€60|60\.00/.test(await other.content()), 'no detail of the booking signed out');
+      violations.push(...(await axeViolations(other, 'paid booking, signed out')));
+      await signIn(other, 'ana@example.com');
+      await other.waitForURL(`**/confirm/${intent.token}`);
+      assert.match(await other.locator('main').innerText(), /Nadia El Amrani/);
+      await elsewhere.close();
+
       // "My consultations" lists it, with its .ics.
       await page.goto(`${site}/consultations`);
       assert.match(await page.locator('main').innerText(), /Nadia El Amrani/);
@@ -238,6 +263,13 @@ for (const target of databaseTargets()) {
       await page.goto(`${intent.url}/pay`);
       violations.push(...(await axeViolations(page, 'pay (es)')));
       assert.equal(violations.join('\n'), '');
+      // The first person's paid booking, by its receipt link: another account's, nothing shown.
+      assert.ok(paidLink, 'the first test paid a booking');
+      const foreign = await page.goto(paidLink);
+      assert.equal(foreign?.status(), 403);
+      assert.match(await page.locator('h1').innerText(), /Esta reserva es de otra cuenta/);
+      assert.ok(!/Nadia|60,00/.test(await page.content()), 'no detail of another account\'s booking');
+      assert.equal((await axeViolations(page, 'paid booking, another account (es)')).join('\n'), '');
       const res = await page.goto(`${site}/consultations/${own.id}`);
       assert.equal(res?.status(), 404);
       assert.equal((await page.request.get(`${site}/consultations/${own.id}.ics`)).status(), 404);

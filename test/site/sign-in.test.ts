@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { pageText, SiteClient } from '../support/site.ts';
+import { startSmtp, type SmtpListener } from '../access/support.ts';
 
 const HTTPS_SITE = 'https://consulta.example';
 
@@ -134,6 +135,89 @@ for (const target of databaseTargets()) {
         const res = await ctx.app.fastify.inject({ url });
         assert.ok(!res.body.includes(code), url);
       }
+    });
+  });
+}
+
+for (const target of databaseTargets()) {
+  describe(`sign-in email addresses, read one way (${target.name})`, () => {
+    let ctx: TestContext;
+    let smtp: SmtpListener;
+    before(async () => {
+      smtp = await startSmtp();
+      ctx = await createTestContext(target, { config: { siteUrl: HTTPS_SITE, baseUrl: `${HTTPS_SITE}/api/v1`, rateLimitMultiplier: 1, smtpUrl: smtp.url } });
+    });
+    after(async () => {
+      await ctx?.close();
+      await smtp?.close();
+    });
+
+    const client = (lang = 'en') => new SiteClient(ctx.app.fastify, HTTPS_SITE, { 'accept-language': lang });
+    const codeIn = (mail: { text: string }) => /\b(\d{6})\b/.exec(mail.text)![1]!;
+
+    it('13 sends to one mailbox through spelling variants: the 6th accepted one is refused within the hour, every envelope is the normal form, and one account results', async () => {
+      // The variants of the issue: nodemailer reads every one of them as victim@example.com.
+      const variants = [
+        'victim@example.com',
+        '(1)victim@example.com',
+        'Victim@Example.com',
+        '(2)victim@example.com',
+        'VICTIM@EXAMPLE.COM',
+        'victim@example.com(3)',
+        ' victim@EXAMPLE.com ',
+        '"victim"@example.com',
+        'victim@Example.Com',
+        'Victim <victim@example.com>',
+        'vIctim@example.com',
+        'victim@example.com,victim@example.com',
+        'VICTIM@example.com',
+      ];
+      const clients: SiteClient[] = [];
+      const statuses: number[] = [];
+      for (const email of variants) {
+        const c = client();
+        await c.get('/sign-in');
+        statuses.push((await c.post('/sign-in', { email })).statusCode);
+        clients.push(c);
+      }
+      // Refused forms are a form error (400); the five well-formed sends go out; then 429.
+      assert.deepEqual(statuses, [303, 400, 303, 400, 303, 400, 303, 400, 303, 400, 429, 400, 429]);
+      await smtp.waitFor(5);
+      assert.equal(smtp.messages.length, 5, 'five codes reached the mailbox, not thirteen');
+      for (const m of smtp.messages) assert.deepEqual(m.to, ['victim@example.com'], 'the SMTP envelope recipient is the normal form');
+      const queued = await ctx.database.db.selectFrom('mail_outbox').select(['recipient', 'status']).execute();
+      assert.deepEqual(queued.map((r) => `${r.recipient} ${r.status}`), Array(5).fill('victim@example.com sent'));
+
+      // Signing in from two of the spellings ends in the same account.
+      for (const [i, mail] of [
+        [0, smtp.messages[0]!],
+        [2, smtp.messages[1]!],
+      ] as const) {
+        const res = await clients[i]!.post('/sign-in/code', { code: codeIn(mail) });
+        assert.equal(res.statusCode, 303, `sign-in ${i}`);
+      }
+      const users = await ctx.database.db.selectFrom('users').select('email').execute();
+      assert.deepEqual(users.map((u) => u.email), ['victim@example.com']);
+    });
+
+    it('a refused address gets the form back with a message that says what to fix, in both languages, and nothing is sent', async () => {
+      const before = smtp.messages.length;
+      for (const [lang, notBare, accents] of [
+        ['en', /Enter only the address, like name@example.com/, /cannot have accents/],
+        ['es', /Escribe solo la dirección, como nombre@ejemplo.com/, /no puede llevar tildes/],
+      ] as const) {
+        const c = client(lang);
+        await c.get('/sign-in');
+        const bare = await c.post('/sign-in', { email: 'Ana <ana@example.com>' });
+        assert.equal(bare.statusCode, 400);
+        assert.match(pageText(bare.body), notBare);
+        assert.match(bare.body, /value="Ana &lt;ana@example.com>"/, 'what was typed is kept, escaped');
+        assert.match(bare.body, /aria-invalid="true"/);
+        const accented = await c.post('/sign-in', { email: 'josé@example.com' });
+        assert.equal(accented.statusCode, 400);
+        assert.match(pageText(accented.body), accents);
+      }
+      assert.equal(smtp.messages.length, before);
     });
   });
 }

@@ -96,10 +96,10 @@ export function findMail(db: Executor, id: string): Promise<MailOutboxTable | un
   return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Mails newest first, all or those to one recipient (compared case-insensitively). */
+/** Mails newest first, all or those to one recipient (in its normal form: email-address.ts). */
 export function listMails(db: Executor, options: { recipient?: string; limit: number }): Promise<MailOutboxTable[]> {
   let query = db.selectFrom('mail_outbox').selectAll();
-  if (options.recipient !== undefined) query = query.where('recipient', '=', options.recipient.trim().toLowerCase());
+  if (options.recipient !== undefined) query = query.where('recipient', '=', options.recipient);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
 }
 

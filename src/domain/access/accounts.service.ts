@@ -35,6 +35,7 @@ import type { Executor } from '../../db/repositories/types.ts';
 import type { Database } from '../../db/database.ts';
 import type { DB, FirmMembershipTable, FirmTable, NotificationTable, UserTable } from '../../db/schema.ts';
 import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
+import { normalizeEmail } from '../identity/email-address.ts';
 import { LogMailer, type Logger } from '../notify/mailer.ts';
 import { Notifier, type NotificationInput, type PendingNotifications } from '../notify/notifier.ts';
 import { FIRM_PERMISSIONS, FIRM_ROLES, type Actor, type FirmMember, type FirmPermission, type FirmRole } from './types.ts';
@@ -120,19 +121,9 @@ function toNotice(row: NotificationTable): KeyCreatorNotice {
   };
 }
 
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-
-/** Lower-cased, trimmed email, or an invalid_request naming `pointer`. */
-export function normalizeEmail(raw: string, pointer = '/email'): string {
-  const email = String(raw ?? '').trim().toLowerCase();
-  if (email.length === 0 || email.length > 254 || !EMAIL_PATTERN.test(email)) {
-    throw invalidRequest(`"${raw}" is not an email address`, [{ pointer, detail: 'must be an email address' }]);
-  }
-  return email;
-}
 
 /** The role, or an invalid_request naming `pointer`. */
 export function checkRole(role: string, pointer = '/role'): FirmRole {

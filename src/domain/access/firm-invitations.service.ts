@@ -29,7 +29,8 @@ import { formatInstant } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { DomainError, conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
 import type { MailQueue } from '../notify/outbox.ts';
-import { checkPermissions, checkRole, mayManageMember, normalizeEmail, parsePermissions, type AccountsService, type Firm } from './accounts.service.ts';
+import { checkPermissions, checkRole, mayManageMember, parsePermissions, type AccountsService, type Firm } from './accounts.service.ts';
+import { normalizeEmail } from '../identity/email-address.ts';
 import type { Actor, FirmMember, FirmPermission, FirmRole } from './types.ts';
 
 export const INVITATION_TTL_DAYS = 7;

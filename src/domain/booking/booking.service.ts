@@ -46,6 +46,7 @@ import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { BookingIntent, InitiateBody, InitiateResponse } from '../../contract/booking.ts';
 import type { Caller } from '../access/access.service.ts';
+import { sanitizeShortText } from '../directory/fence.ts';
 import type { DirectoryCache } from '../directory/reference.service.ts';
 import { isBookable, slotsOnDate, type DateException, type GeneratedSlot } from '../directory/slots.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
@@ -487,7 +488,7 @@ export class BookingService {
       },
       lawyer: {
         id: lawyer.id,
-        name: lawyer.name,
+        name: sanitizeShortText(lawyer.name),
         city: ref.cityBySlug.get(lawyer.city_slug)?.name ?? lawyer.city_slug,
         consultation_fee_cents: lawyer.consultation_fee_cents,
         currency: 'EUR',

@@ -9,6 +9,7 @@
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { euros, formatDay } from '../../i18n/format.ts';
+import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { buildIcs } from '../notify/ics.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
@@ -58,6 +59,8 @@ export function consultationIcs(c: {
   locale: Locale;
 }): string {
   const t = messages(c.locale).mail;
+  // The lawyer's name is third-party text: one plain line in a calendar too.
+  const name = sanitizeShortText(c.lawyer.name);
   return buildIcs({
     uid: `${c.intentId}@${new URL(c.siteUrl).hostname}`,
     stamp: c.confirmedAt,
@@ -65,9 +68,9 @@ export function consultationIcs(c: {
     startTime: c.startTime,
     endTime: c.endTime,
     timezone: c.lawyer.timezone,
-    summary: t.invitation.summary(c.lawyer.name),
+    summary: t.invitation.summary(name),
     ...(c.lawyer.city ? { location: c.lawyer.city } : {}),
-    description: t.invitation.description(c.lawyer.name, c.link),
+    description: t.invitation.description(name, c.link),
     url: c.link,
   });
 }
@@ -80,7 +83,8 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const end = intent.end_time.slice(0, 5);
   const zone = zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone);
   const link = `${siteUrl}/confirm/${intent.confirmation_token}`;
-  const lawyerText = lawyer.city ? `${lawyer.name} (${lawyer.city})` : lawyer.name;
+  const name = sanitizeShortText(lawyer.name);
+  const lawyerText = lawyer.city ? `${name} (${lawyer.city})` : name;
 
   const locale: Locale = isLocale(facts.person.locale) ? facts.person.locale : 'es';
   const t = messages(locale).mail;
@@ -89,7 +93,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const receipt: OutgoingMail = {
     kind: RECEIPT_KIND,
     to: facts.person.email,
-    subject: t.receipt.subject(lawyer.name, `${day}, ${start}`),
+    subject: t.receipt.subject(name, `${day}, ${start}`),
     text: [
       t.receipt.intro,
       '',

@@ -10,6 +10,7 @@ import {
   listConsultationsOfUser,
   type ConsultationRow,
 } from '../../db/repositories/consultation.repository.ts';
+import { sanitizeShortText } from '../directory/fence.ts';
 import { zonedToUtcMs } from '../directory/zoned-time.ts';
 import type { Locale } from '../../i18n/index.ts';
 import { consultationIcs } from './consultation-mail.ts';
@@ -37,7 +38,7 @@ function view(row: ConsultationRow): Consultation {
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
-    lawyer: { id: row.lawyer_id, name: row.lawyer_name, timezone: row.lawyer_timezone, citySlug: row.city_slug, city: row.city_name },
+    lawyer: { id: row.lawyer_id, name: sanitizeShortText(row.lawyer_name), timezone: row.lawyer_timezone, citySlug: row.city_slug, city: row.city_name },
     date: row.slot_date,
     startTime: row.start_time,
     endTime: row.end_time,

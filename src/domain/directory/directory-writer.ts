@@ -14,6 +14,8 @@ import {
 } from '../../db/repositories/reference.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { FieldError } from '../errors.ts';
+import { emailRefusalDetail, parseEmailAddress } from '../identity/email-address.ts';
+import { checkShortText } from '../third-party-text.ts';
 import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
 import { languageByCode } from './languages.ts';
@@ -95,9 +97,23 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
 
   const seenBars = new Set<string>();
   record.bar_memberships.forEach((b, i) => {
-    if (seenBars.has(b.bar_name)) errors.push({ pointer: `/bar_memberships/${i}/bar_name`, detail: 'duplicate bar membership' });
+    const bad = checkShortText(b.bar_name, `/bar_memberships/${i}/bar_name`);
+    if (bad) errors.push(bad);
+    else if (seenBars.has(b.bar_name)) errors.push({ pointer: `/bar_memberships/${i}/bar_name`, detail: 'duplicate bar membership' });
     seenBars.add(b.bar_name);
   });
+
+  // Third-party short texts reach agents as plain strings: nothing that could break their line.
+  const badName = checkShortText(record.name, '/name');
+  if (badName) errors.push(badName);
+
+  // The one reading of email addresses (sign-in, accounts and mail use it too).
+  let contactEmail: string | null = null;
+  if (record.contact_email !== undefined && record.contact_email !== null) {
+    const parsed = parseEmailAddress(record.contact_email);
+    if (parsed.ok) contactEmail = parsed.address;
+    else errors.push({ pointer: '/contact_email', detail: emailRefusalDetail(parsed.reason) });
+  }
 
   if (errors.length > 0 || !city) return { errors };
 
@@ -131,7 +147,7 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
         languages_json: JSON.stringify(record.languages),
         created_at: nowIso,
         updated_at: nowIso,
-        contact_email: record.contact_email ?? null,
+        contact_email: contactEmail,
       },
       practiceAreas: record.practice_areas.map((a, i) => ({ lawyer_id: id, area_slug: a.slug, is_primary: i === primary ? 1 : 0 })),
       languages: record.languages.map((language) => ({ lawyer_id: id, language })),

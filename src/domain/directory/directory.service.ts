@@ -26,7 +26,7 @@ import type {
   SearchResponse,
 } from '../../contract/directory.ts';
 import { invalidRequest, notFound, type FieldError } from '../errors.ts';
-import type { Fencer } from './fence.ts';
+import { sanitizeShortText, type Fencer } from './fence.ts';
 import { resolveLanguage } from './languages.ts';
 import { isFresh, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
 import {
@@ -134,7 +134,7 @@ export class DirectoryService {
         ...summary,
         timezone: row.timezone,
         bio: this.deps.fencer.fence(row.bio, 'lawyer_bio'),
-        bar_memberships: bars.map((b) => ({ bar_name: b.bar_name, verified: b.verified === 1 })),
+        bar_memberships: bars.map((b) => ({ bar_name: sanitizeShortText(b.bar_name), verified: b.verified === 1 })),
       };
       entry.profile = profile;
       this.deps.cache.charge(entry, 2 * (profile.bio?.length ?? 0) + 2 * ROW_BYTES);
@@ -162,7 +162,7 @@ export class DirectoryService {
     const reviews = await listRecentReviews(this.deps.database.db, row.id, limit);
     const response: ReviewsResponse = {
       lawyer_id: row.id,
-      lawyer_name: row.name,
+      lawyer_name: sanitizeShortText(row.name),
       average_rating: row.rating_avg,
       total_bookings: row.total_bookings,
       total_reviews: row.review_count,
@@ -214,7 +214,7 @@ export class DirectoryService {
     const urls = this.urls(row.id);
     const response: AvailabilityResponse = {
       lawyer_id: row.id,
-      lawyer_name: row.name,
+      lawyer_name: sanitizeShortText(row.name),
       consultation_fee_cents: row.consultation_fee_cents,
       currency: 'EUR',
       platform_commission_percent: row.platform_commission_percent,
@@ -260,7 +260,8 @@ export class DirectoryService {
     const urls = this.urls(row.id);
     return {
       id: row.id,
-      name: row.name,
+      // Third-party short text: cleaned as the fence cleans (docs/fencing.md#short-texts).
+      name: sanitizeShortText(row.name),
       city: ref.cityBySlug.get(row.city_slug)?.name ?? row.city_slug,
       practice_areas: JSON.parse(row.practice_areas_json) as LawyerSummary['practice_areas'],
       languages: JSON.parse(row.languages_json) as string[],

@@ -10,6 +10,7 @@
  *   full-width or styled look-alikes are caught), invisible format characters (zero-width,
  *   bidi overrides, tag characters) and control characters are removed;
  * - the text is capped in length.
+ * Short third-party texts (names) are not fenced but cleaned the same way: `sanitizeShortText`.
  */
 import { createHmac } from 'node:crypto';
 
@@ -21,6 +22,7 @@ export const FENCE_LIMITS: Record<FenceSource, number> = {
 };
 
 const MARKER_LIKE = /(\[\s*)?\b(begin|end)(\s|_|-)+untrusted(\s|_|-)+text\b/gi;
+const MARKER_PRESENT = new RegExp(MARKER_LIKE.source, 'i');
 // Cf covers zero-width characters, bidi embeddings/overrides/isolates and the tag block.
 const INVISIBLE = /\p{Cf}/gu;
 // C0 (except tab and newline), DEL and C1 controls.
@@ -36,6 +38,26 @@ export function sanitizeUntrusted(text: string): string {
     .replace(CONTROL, '')
     .replace(MARKER_LIKE, '[marker removed]')
     .trim();
+}
+
+// Line breaks, tabs and every other control or separator: in a one-line text they become a space.
+const BREAKS = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
+// Format characters and lone surrogates (which no encoder can write) vanish.
+const INVISIBLE_OR_BROKEN = /[\p{Cf}\p{Cs}]/gu;
+
+/**
+ * Cleans a short third-party text (a lawyer's or bar association's name) for any output: the
+ * same characters as the fence removes, with line breaks and other separators made spaces and
+ * runs of white space collapsed, so it reads as one plain line wherever it lands. NFC rather than
+ * NFKC, so that "Mª" or "nº" keep their letters; only a text that contains a marker look-alike
+ * once folded is folded (and the marker neutralised). Short texts are not fenced: the contract's
+ * fields are plain strings. See docs/fencing.md#short-texts.
+ */
+export function sanitizeShortText(text: string): string {
+  let out = text.normalize('NFC').replace(BREAKS, ' ').replace(INVISIBLE_OR_BROKEN, '');
+  const folded = out.normalize('NFKC');
+  if (MARKER_PRESENT.test(folded)) out = folded.replace(MARKER_LIKE, '[marker removed]');
+  return out.replace(/\s+/g, ' ').trim();
 }
 
 export interface Fencer {

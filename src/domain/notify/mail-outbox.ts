@@ -30,6 +30,7 @@ import {
 } from '../../db/repositories/mail.repository.ts';
 import type { MailOutboxTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
+import { emailRefusalDetail, normalizeEmail, parseEmailAddress } from '../identity/email-address.ts';
 import { drainInBatches } from '../operations/batches.ts';
 import { oneLine, type Logger, type Mailer } from './mailer.ts';
 import type { MailAttachment, MailQueue, OutgoingMail } from './outbox.ts';
@@ -150,26 +151,43 @@ export class MailOutbox implements MailQueue {
   async enqueue(tx: Executor, mails: readonly OutgoingMail[]): Promise<string[]> {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
-    const rows: MailOutboxTable[] = mails.map((m) => ({
-      id: mailId(now.getTime()),
-      kind: m.kind,
-      recipient: m.to.trim().toLowerCase(),
-      subject: oneLine(m.subject),
-      text: m.text,
-      html: m.html ?? null,
-      attachments: JSON.stringify((m.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content }))),
-      sensitive: m.sensitive ? 1 : 0,
-      status: 'queued',
-      attempts: 0,
-      // Due at once: if the process dies before `deliver`, the sweep sends it.
-      next_attempt_at: nowIso,
-      locked_until: null,
-      claim_token: null,
-      last_error: null,
-      created_at: nowIso,
-      sent_at: null,
-      erased_at: null,
-    }));
+    const rows: MailOutboxTable[] = mails.map((m) => {
+      const row: MailOutboxTable = {
+        id: mailId(now.getTime()),
+        kind: m.kind,
+        recipient: '',
+        subject: oneLine(m.subject),
+        text: m.text,
+        html: m.html ?? null,
+        attachments: JSON.stringify((m.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content }))),
+        sensitive: m.sensitive ? 1 : 0,
+        status: 'queued',
+        attempts: 0,
+        // Due at once: if the process dies before `deliver`, the sweep sends it.
+        next_attempt_at: nowIso,
+        locked_until: null,
+        claim_token: null,
+        last_error: null,
+        created_at: nowIso,
+        sent_at: null,
+        erased_at: null,
+      };
+      // The recipient in the normal form every other place uses, so `mail list --to` and the
+      // SMTP envelope name the same mailbox as the account. An address stored before the strict
+      // rules that no longer parses is never handed to the mail library (which might read it as
+      // another mailbox): the mail is recorded as failed, and what it reported still commits.
+      const parsed = parseEmailAddress(m.to);
+      if (parsed.ok) return { ...row, recipient: parsed.address };
+      this.deps.logger.warn({ mail: { id: row.id, kind: row.kind } }, 'mail not sent: the recipient is not a valid email address');
+      return {
+        ...row,
+        ...(m.sensitive ? { ...ERASED, erased_at: nowIso } : {}),
+        recipient: oneLine(m.to).slice(0, 254),
+        status: 'failed',
+        next_attempt_at: null,
+        last_error: `not sent: the recipient is not a valid email address (${emailRefusalDetail(parsed.reason)})`,
+      };
+    });
     await insertMails(tx, rows);
     return rows.map((r) => r.id);
   }
@@ -221,7 +239,8 @@ export class MailOutbox implements MailQueue {
 
   /** Mails newest first, all or those to one address. */
   async list(options: { to?: string; limit?: number } = {}): Promise<OutboxMail[]> {
-    const rows = await listMails(this.deps.database.db, { recipient: options.to, limit: options.limit ?? 20 });
+    const recipient = options.to === undefined ? undefined : normalizeEmail(options.to, '/to');
+    const rows = await listMails(this.deps.database.db, { recipient, limit: options.limit ?? 20 });
     return rows.map(view);
   }
 

@@ -4,6 +4,7 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../config.ts';
+import { parseEmailAddress } from '../identity/email-address.ts';
 
 export interface MailMessage {
   to: string;
@@ -47,6 +48,10 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
+    // nodemailer parses `to` as an address list (names, comments, several recipients): only an
+    // address already in its normal form goes to it, so the envelope is the mailbox we counted.
+    const parsed = parseEmailAddress(message.to);
+    if (!parsed.ok || parsed.address !== message.to) throw new Error('refused: the recipient is not a normalised email address');
     await this.transport.sendMail({
       from: this.from,
       to: message.to,

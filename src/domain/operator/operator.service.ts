@@ -26,7 +26,8 @@ import {
 } from '../../db/repositories/operator.repository.ts';
 import { findRequest } from '../../db/repositories/request-log.repository.ts';
 import type { DB, RequestLogTable } from '../../db/schema.ts';
-import { normalizeEmail, type AccountsService, type Firm, type User } from '../access/accounts.service.ts';
+import type { AccountsService, Firm, User } from '../access/accounts.service.ts';
+import { normalizeEmail } from '../identity/email-address.ts';
 import { toRecord, type KeysService } from '../access/keys.service.ts';
 import type { Actor, ApiKeyRecord, FirmMember, FirmRole } from '../access/types.ts';
 import { setLawyerVisibility } from '../directory/directory-writer.ts';

@@ -51,6 +51,7 @@ import {
 } from '../../payments/provider.ts';
 import { mayConfirm, type BookingService, type ConfirmOutcome } from '../booking/booking.service.ts';
 import { quote, type Quote } from '../booking/quote.ts';
+import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError } from '../errors.ts';
 import { noMetrics, type DomainMetrics, type PaymentOutcome } from '../metrics.ts';
@@ -86,6 +87,11 @@ export type CheckoutState = 'payable' | 'too_late' | 'expired' | 'confirmed' | '
 /** What the pay page shows. */
 export type CheckoutView =
   | { state: 'not_found' }
+  /**
+   * A paid booking seen by anyone but the person who confirmed it: no detail of it at all. The
+   * link (in the receipt and the .ics) stops being a capability once it was used to pay.
+   */
+  | { state: 'owner_only'; signedIn: boolean }
   | {
       state: CheckoutState;
       intent: BookingIntentTable;
@@ -101,7 +107,7 @@ export type CheckoutView =
     };
 
 /** The view of a token that exists. */
-export type CheckoutDetails = Exclude<CheckoutView, { state: 'not_found' }>;
+export type CheckoutDetails = Exclude<CheckoutView, { state: 'not_found' } | { state: 'owner_only' }>;
 
 export interface PaymentsServiceDeps {
   database: Database;
@@ -147,6 +153,8 @@ export class PaymentsService {
     // An AI app's hold is its person's alone: to anyone else signed in, the link is unknown.
     if (!loaded || (userId !== null && !mayConfirm(loaded.intent, userId))) return { state: 'not_found' };
     const { intent, lawyer } = loaded;
+    // Before payment the link is a capability (DESIGN.md §7); after it, the booking is its person's.
+    if (intent.status === 'confirmed' && (userId === null || intent.confirmed_by_user_id !== userId)) return { state: 'owner_only', signedIn: userId !== null };
     const nowMs = this.deps.clock.now().getTime();
     let state: CheckoutState = payability(intent, nowMs);
     if ((state === 'payable' || state === 'too_late') && (await findUnfinishedAttempt(this.deps.database.db, intent.id))) state = 'in_progress';
@@ -154,7 +162,7 @@ export class PaymentsService {
     return {
       state,
       intent,
-      lawyer: { id: lawyer.id, name: lawyer.name, timezone: lawyer.timezone, city_slug: lawyer.city_slug },
+      lawyer: { id: lawyer.id, name: sanitizeShortText(lawyer.name), timezone: lawyer.timezone, city_slug: lawyer.city_slug },
       startsAt: formatInZone(zonedToUtcMs(intent.slot_date, intent.start_time, lawyer.timezone) ?? Date.parse(`${intent.slot_date}T${intent.start_time}Z`), lawyer.timezone),
       quote: quote(lawyer),
       secondsLeft: Math.max(0, Math.floor((Date.parse(intent.expires_at) - nowMs) / 1000)),

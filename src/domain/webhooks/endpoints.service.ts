@@ -42,7 +42,8 @@ import {
   type WebhookEndpointRow,
 } from '../../db/repositories/webhook.repository.ts';
 import type { WebhookMessageTable } from '../../db/schema.ts';
-import { AccountsService, normalizeEmail } from '../access/accounts.service.ts';
+import { AccountsService } from '../access/accounts.service.ts';
+import { normalizeEmail } from '../identity/email-address.ts';
 import type { Actor } from '../access/types.ts';
 import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
 import { resolveTarget, systemResolver, TargetRefusedError, type HostResolver } from './address-policy.ts';

@@ -8,9 +8,11 @@ import { h } from 'preact';
 import type { Config } from '../../config.ts';
 import type { ConsultationsService } from '../../domain/booking/consultations.service.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { parseEmailAddress } from '../../domain/identity/email-address.ts';
 import { safeReturnTo } from '../../domain/identity/return-to.ts';
 import type { SessionService } from '../../domain/identity/session.service.ts';
 import type { SignInResult, SignInService } from '../../domain/identity/sign-in.service.ts';
+import type { SiteContext } from '../context.ts';
 import { requireUser } from '../guards.ts';
 import type { SiteCookies } from '../plugin.ts';
 import { ConsultationPage, ConsultationsPage } from './consultations.page.tsx';
@@ -25,6 +27,15 @@ export interface AccountAreaDeps {
 }
 
 const SIGN_IN_COOKIE_SECONDS = 10 * 60;
+
+/** What to tell a person whose address was refused: the two common slips get their own words. */
+function emailError(t: SiteContext['t'], email: string): string {
+  const parsed = parseEmailAddress(email);
+  if (parsed.ok) return t.signIn.emailInvalid;
+  if (parsed.reason === 'not_bare' || parsed.reason === 'ip_literal') return t.signIn.emailNotBare;
+  if (parsed.reason === 'local_part_not_ascii') return t.signIn.emailAccents;
+  return t.signIn.emailInvalid;
+}
 
 /**
  * The session cookie, set and cleared the same way by every way of signing in and out (email
@@ -73,7 +84,7 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
         return reply.code(303).redirect('/sign-in/code');
       } catch (err) {
         if (err instanceof DomainError && err.code === 'invalid_request') {
-          return reply.page(h(SignInPage, { ctx, returnTo, email, error: ctx.t.signIn.emailInvalid }), 400);
+          return reply.page(h(SignInPage, { ctx, returnTo, email, error: emailError(ctx.t, email) }), 400);
         }
         throw err;
       }
@@ -107,7 +118,8 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
       const token = request.cookies[cookies.session];
       if (token) await sessions.signOut(token);
       session.clear(reply);
-      return reply.code(303).redirect('/');
+      // A page may ask to continue somewhere of ours (sign in as another account, then back).
+      return reply.code(303).redirect(safeReturnTo((request.body as Record<string, unknown> | undefined)?.return_to) ?? '/');
     });
 
     site.post('/sign-out/everywhere', { schema: { hide: true } }, async (request, reply) => {

@@ -4,11 +4,17 @@ import { Field, Notice, PostForm } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
 import { PasskeySignIn } from './passkeys.page.tsx';
 
-export function SignInPage({ ctx, returnTo, email, error }: { ctx: SiteContext; returnTo: string | null; email?: string; error?: string | null }) {
+/** `notice`: why sign-in is asked for here (e.g. a paid booking that only its account may see). */
+export function SignInPage({ ctx, returnTo, email, error, notice }: { ctx: SiteContext; returnTo: string | null; email?: string; error?: string | null; notice?: string }) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.signIn.title} section="sign-in" narrow>
       <h1>{t.signIn.title}</h1>
+      {notice ? (
+        <Notice kind="warn" role="status">
+          <p>{notice}</p>
+        </Notice>
+      ) : null}
       <p>{t.signIn.intro}</p>
       <PostForm ctx={ctx} action="/sign-in" once>
         {returnTo ? <input type="hidden" name="return_to" value={returnTo} /> : null}

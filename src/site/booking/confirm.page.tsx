@@ -9,6 +9,7 @@ import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatInstant, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
+import { SignInPage } from '../account/sign-in.page.tsx';
 
 export interface HoldSummary {
   token: string;
@@ -245,6 +246,31 @@ export function TestModePage({ ctx }: { ctx: SiteContext }) {
       <p>{t.testMode.what}</p>
       <p>{t.testMode.nothing}</p>
       <p>{t.testMode.switch}</p>
+    </Layout>
+  );
+}
+
+/** A paid booking opened signed out: the sign-in page, saying why, and back here afterwards. Nothing of the booking. */
+export function SignInToSeePage({ ctx, returnTo }: { ctx: SiteContext; returnTo: string }) {
+  return <SignInPage ctx={ctx} returnTo={returnTo} notice={ctx.t.confirm.privateSignIn} />;
+}
+
+/** A paid booking opened by another account: says so and offers to sign in as the right one. Nothing of the booking. */
+export function OtherAccountPage({ ctx, returnTo }: { ctx: SiteContext; returnTo: string }) {
+  const { t } = ctx;
+  return (
+    <Layout ctx={ctx} title={t.confirm.otherAccountTitle} narrow>
+      <h1>{t.confirm.otherAccountTitle}</h1>
+      <p>{t.confirm.otherAccount(ctx.user?.email ?? '')}</p>
+      <PostForm ctx={ctx} action="/sign-out">
+        <input type="hidden" name="return_to" value={`/sign-in?return_to=${encodeURIComponent(returnTo)}`} />
+        <button type="submit" class="wide">
+          {t.confirm.switchAccount}
+        </button>
+      </PostForm>
+      <p>
+        <a href="/consultations">{t.layout.myConsultations}</a>
+      </p>
     </Layout>
   );
 }

@@ -10,7 +10,7 @@ import type { DirectoryService } from '../../domain/directory/directory.service.
 import { DomainError } from '../../domain/errors.ts';
 import type { CheckoutDetails, PaymentsService } from '../../domain/payments/payments.service.ts';
 import type { SiteContext } from '../context.ts';
-import { ConfirmPage, PayPage, type CardError, type ConfirmState, type HoldSummary } from './confirm.page.tsx';
+import { ConfirmPage, OtherAccountPage, PayPage, SignInToSeePage, type CardError, type ConfirmState, type HoldSummary } from './confirm.page.tsx';
 
 const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
@@ -22,11 +22,15 @@ export interface ConfirmAreaDeps {
 }
 
 export function confirmArea({ payments, directory, consultations, siteUrl }: ConfirmAreaDeps) {
-  /** The checkout view of a token, or the 404 page for a malformed or unknown one. */
-  const load = async (token: string, ctx: SiteContext): Promise<{ view: CheckoutDetails; hold: HoldSummary }> => {
+  /**
+   * The checkout view of a token; `private` for a paid booking that is not the visitor's (nothing
+   * of it may be shown); the 404 page for a malformed or unknown token.
+   */
+  const load = async (token: string, ctx: SiteContext): Promise<{ view: CheckoutDetails; hold: HoldSummary } | { private: { signedIn: boolean } }> => {
     if (!TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
     const found = await payments.checkout(token, ctx.user?.id ?? null);
     if (found.state === 'not_found') throw new DomainError('not_found', 'unknown confirmation link');
+    if (found.state === 'owner_only') return { private: { signedIn: found.signedIn } };
     const view: CheckoutDetails = found;
     const ref = await directory.reference();
     const { intent, lawyer } = view;
@@ -54,7 +58,13 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
     site.get<{ Params: { token: string }; Querystring: { paid?: string; voided?: string } }>('/confirm/:token', { schema: { hide: true } }, async (request, reply) => {
       capability(reply);
       const ctx = request.site;
-      const { view, hold } = await load(request.params.token, ctx);
+      const loaded = await load(request.params.token, ctx);
+      if ('private' in loaded) {
+        // Signed out: sign in here and come back. Another account: a page that says so, nothing more.
+        const returnTo = `/confirm/${request.params.token}`;
+        return loaded.private.signedIn ? reply.page(h(OtherAccountPage, { ctx, returnTo }), 403) : reply.page(h(SignInToSeePage, { ctx, returnTo }));
+      }
+      const { view, hold } = loaded;
       const state = view.state as ConfirmState;
       const consultation = state === 'confirmed' && ctx.user ? await consultations.findForIntent(ctx.user.id, view.intent.id) : null;
       const flash = request.query.voided !== undefined ? 'voided' : null;
@@ -66,10 +76,10 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
       const ctx = request.site;
       const token = request.params.token;
       if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}/pay`)}`);
-      const { view, hold } = await load(token, ctx);
+      const loaded = await load(token, ctx);
       // Only a hold that can still be paid shows the card form; anything else is the status page.
-      if (view.state !== 'payable') return reply.code(303).redirect(`/confirm/${token}`);
-      return reply.page(h(PayPage, { ctx, hold, provider: view.provider }));
+      if ('private' in loaded || loaded.view.state !== 'payable') return reply.code(303).redirect(`/confirm/${token}`);
+      return reply.page(h(PayPage, { ctx, hold: loaded.hold, provider: loaded.view.provider }));
     });
 
     site.post<{ Params: { token: string }; Body: Record<string, unknown> }>('/confirm/:token/pay', { schema: { hide: true } }, async (request, reply) => {
@@ -89,7 +99,9 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
           // Stripe's hosted Checkout (its origin is in the CSP's form-action).
           return reply.code(303).redirect(outcome.url);
         case 'declined': {
-          const { hold } = await load(token, ctx);
+          const loaded = await load(token, ctx);
+          if ('private' in loaded) return reply.code(303).redirect(`/confirm/${token}`);
+          const { hold } = loaded;
           return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { expiry: text(body.expiry), name: text(body.name) } }), 422);
         }
         case 'expired_voided':
