@@ -4,8 +4,8 @@
  * from one endpoint, and its RFC 9728 protected-resource metadata.
  *
  * In front of the SDK, in this order:
- * - DNS-rebinding protection: the Host must be MCP_URL's host (or the site's), and an Origin,
- *   when a browser sends one, must be MCP_URL's or the site's origin; else 403.
+ * - DNS-rebinding protection: the Host must be MCP_URL's host (or the site's), port included,
+ *   and an Origin, when a browser sends one, must be MCP_URL's or the site's origin; else 403.
  * - Authentication: a bearer token the AccessTokenVerifier accepts (an OAuth access token issued
  *   for MCP_URL). Without one: 401 with `WWW-Authenticate: Bearer resource_metadata="…",
  *   scope="directory:read"` (and `error="invalid_token"` when a token was presented). API keys
@@ -48,13 +48,25 @@ export function protectedResourceMetadataUrl(mcpUrl: string): string {
   return `${url.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
+/** A Host header's value: a name or an IPv4 or bracketed IPv6 address, then an optional port; nothing else. */
+const HOST_HEADER = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * Whether a Host header names `base`'s host: the same name and the same port, a default port
+ * (80 for http, 443 for https) written out or left implicit alike. The port counts: another
+ * service on the same name and another port (one a rebound DNS name could reach) is not us.
+ */
+export function sameHost(host: string, base: URL): boolean {
+  if (!HOST_HEADER.test(host)) return false;
+  return URL.parse(`${base.protocol}//${host}`)?.host === base.host;
+}
+
 /** The Fastify plugin serving MCP_URL and its metadata. */
 export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOptions) {
   const mcp = new URL(config.mcpUrl);
   const site = new URL(config.siteUrl);
   const path = mcp.pathname.replace(/\/+$/, '') || '/';
   const metadataUrl = protectedResourceMetadataUrl(config.mcpUrl);
-  const allowedHosts = new Set([mcp.hostname, site.hostname]);
   const allowedOrigins = new Set([mcp.origin, site.origin]);
   const metadata = {
     resource: config.mcpUrl,
@@ -156,9 +168,7 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
 
   const hostAllowed = (request: FastifyRequest): boolean => {
     const host = request.headers.host;
-    if (!host) return false;
-    const url = URL.parse(`http://${host}`);
-    return url !== null && allowedHosts.has(url.hostname);
+    return host !== undefined && (sameHost(host, mcp) || sameHost(host, site));
   };
 
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -257,5 +257,16 @@ for (const target of databaseTargets()) {
       assert.equal((await post({ host: 'consulta.test', origin: 'https://attacker.example' })).statusCode, 403);
       assert.equal((await post({ host: 'consulta.test', origin: 'http://consulta.test' })).statusCode, 200);
     });
+
+    it('refuses the MCP host name on another port (another service rebound to it), and accepts the default port written out', async () => {
+      const post = (host: string) =>
+        ctx.app.fastify.inject({ method: 'POST', url: '/mcp', headers: { host, authorization: `Bearer ${agent.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } });
+      for (const host of ['consulta.test:8080', 'consulta.test:443', 'consulta.test:0', 'consulta.test:', 'x@consulta.test', 'consulta.test/mcp']) {
+        const res = await post(host);
+        assert.equal(res.statusCode, 403, host);
+        assert.match(res.body, /Host is not served here/, host);
+      }
+      for (const host of ['consulta.test', 'consulta.test:80', 'CONSULTA.test']) assert.equal((await post(host)).statusCode, 200, host);
+    });
   });
 }
