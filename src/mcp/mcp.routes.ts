@@ -11,6 +11,8 @@
  *   scope="directory:read"` (and `error="invalid_token"` when a token was presented). API keys
  *   (svc_…) are refused here; the REST API refuses these tokens in turn. The token is never passed
  *   on to anything else (no passthrough).
+ * - Nesting: a body nesting arrays and objects more than MAX_JSON_DEPTH levels deep is a JSON-RPC
+ *   invalid-params error (-32602), before either path validates anything.
  * The SDK then checks each tool's level (403 insufficient_scope) and runs the tool.
  */
 import type { ServerResponse } from 'node:http';
@@ -19,6 +21,7 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import type { AccessTokenVerifier } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS } from '../domain/oauth/levels.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../domain/validation.ts';
 import { OAUTH_PATH } from '../oauth/provider.ts';
 import { DirectToolCalls } from './direct-call.ts';
 import { prepareTools, SERVER_INFO, serverFactory, type CallAuthExtra, type ServerDeps } from './server.ts';
@@ -160,6 +163,20 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
       .type('application/json')
       .send({ jsonrpc: '2.0', id: null, error: { code: -32001, message } });
 
+  /**
+   * A JSON-RPC invalid-params error (-32602) answering the request's id, as the SDK answers one
+   * (HTTP 200); a body with no usable id gets `id: null` and HTTP 400.
+   */
+  const invalidParams = (reply: FastifyReply, body: unknown, message: string) => {
+    const id = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+    const known = typeof id === 'string' || typeof id === 'number';
+    return reply
+      .code(known ? 200 : 400)
+      .headers({ ...endpointHeaders, 'x-request-id': reply.request.id })
+      .type('application/json')
+      .send({ jsonrpc: '2.0', id: known ? id : null, error: { code: -32602, message } });
+  };
+
   /** The 401 challenge: where to find the authorization server, and the least level to ask for. */
   const challenge = (reply: FastifyReply, presented: boolean, description: string) => {
     const error = presented ? `, error="invalid_token", error_description="${description}"` : '';
@@ -182,6 +199,10 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
     if (token.startsWith('svc_')) return challenge(reply, true, 'API keys are not accepted by the MCP server: connect with OAuth.');
     const access = await verifier.verify(token);
     if (!access) return challenge(reply, true, 'The access token is invalid, expired or revoked.');
+
+    // Before any validation on either path (the SDK's message schemas and the tools' validators
+    // walk a value recursively): a body nested deeper than MAX_JSON_DEPTH is invalid params.
+    if (exceedsJsonDepth(request.body)) return invalidParams(reply, request.body, `Invalid params: the message nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
 
     const call = { caller: { access, ip: request.ip }, requestId: request.id, logged: 0 };
     const direct = request.method === 'POST' && directCalls ? directCalls.recognise(request.headers, request.body, access.scopes) : null;
@@ -244,6 +265,10 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
     fastify.addHook('onClose', async () => {
       await handler.close();
     });
+    // Here a body nested too deeply is answered by the endpoint as a JSON-RPC error, after the
+    // Host and token checks (serve), instead of the app's 400 problem: the parser only parses.
+    fastify.removeContentTypeParser('application/json');
+    fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
     fastify.route({ method: ['GET', 'POST', 'DELETE'], url: path, schema: { hide: true }, handler: serve });
     const sendMetadata = async (_request: FastifyRequest, reply: FastifyReply) =>
       reply.headers({ ...JSON_HEADERS, 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }).send(metadata);
