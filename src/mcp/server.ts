@@ -130,9 +130,9 @@ export function prepareTools(deps: ServerDeps): PreparedTool[] {
         return { structuredContent: result, content: [{ type: 'text', text: textOf(result) }] };
       } catch (err) {
         if (err instanceof ToolRefusal) {
-          status = 409;
+          status = err.status;
           errorCode = err.code;
-          return errorResult(err.code, err.message);
+          return errorResult(err.code, err.message, err.extra);
         }
         if (err instanceof DomainError) {
           status = ERROR_CODES[err.code].status;

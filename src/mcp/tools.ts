@@ -17,12 +17,12 @@ import {
 import { BookingIntentSchema, InitiateResponseSchema } from '../contract/booking.ts';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
-import type { BookingService } from '../domain/booking/booking.service.ts';
+import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booking/booking.service.ts';
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
 import type { DirectoryService } from '../domain/directory/directory.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
-import type { AgentLimits } from '../domain/oauth/agent-limits.ts';
+import { HOLD_RULES, type AgentLimits } from '../domain/oauth/agent-limits.ts';
 import type { VerifiedAccess } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS, type Level } from '../domain/oauth/levels.ts';
 import type { AvailabilityResponse, LawyerSummary, SearchQuery } from '../contract/directory.ts';
@@ -85,6 +85,10 @@ export class ToolRefusal extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** More fields of the result's `error` (e.g. `retry_after_seconds`). */
+    readonly extra: Record<string, unknown> = {},
+    /** The HTTP status the request log records, as the API would answer it. */
+    readonly status = 409,
   ) {
     super(message);
   }
@@ -257,16 +261,18 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       name: 'hold_consultation_slot',
       title: 'Hold a consultation time',
       description:
-        `Holds one free time (from get_lawyer_availability or find_earliest_slots) for the person for 15 minutes, in their name. Answers a confirmation_url: give it to the person, who signs in there with their own account, confirms and pays. ${BOOKING_RULE} Nobody else can confirm it. Asking again for the same slot answers the same hold. At most 3 holds may wait for confirmation at once. A slot that is taken, past or not offered is refused with code slot_unavailable: pick another time.`,
+        `Holds one free time (from get_lawyer_availability or find_earliest_slots) for the person for 15 minutes, in their name. Answers a confirmation_url: give it to the person, who signs in there with their own account, confirms and pays. ${BOOKING_RULE} Nobody else can confirm it. Asking again for the same slot answers the same hold. At most ${MAX_PENDING_HOLDS_PER_USER} holds may wait for confirmation at once (beyond that: code hold_limit_reached, until one is confirmed or expires), and at most ${HOLD_RULES[0]!.limit} new holds an hour (code rate_limited); both say when to try again in retry_after_seconds. A slot that is taken, past or not offered is refused with code slot_unavailable: pick another time.`,
       level: 'slots:hold',
       input: HoldInput,
       output: InitiateResponseSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (args, caller) => {
-        await limits.admitHold(caller.access.userId);
         const slot = { lawyer_id: String(args.lawyer_id), date: String(args.date), start_time: String(args.start_time), end_time: String(args.end_time) };
-        const held = await booking.holdForUser({ userId: caller.access.userId, clientId: caller.access.clientId, clientName: caller.access.clientName }, caller.ip, slot);
+        const holder = { userId: caller.access.userId, clientId: caller.access.clientId, clientName: caller.access.clientName };
+        // The hourly limit counts new holds only: asking again for a held time answers it first.
+        const held = await booking.holdForUser(holder, caller.ip, slot, () => limits.admitHold(caller.access.userId));
         if (held.kind === 'unavailable') throw new ToolRefusal('slot_unavailable', "This slot cannot be held. Choose another one from the lawyer's availability.");
+        if (held.kind === 'pending_limit') throw new ToolRefusal('hold_limit_reached', held.message, { retry_after_seconds: held.retryAfterSeconds }, 429);
         return held.response;
       },
     },

@@ -244,6 +244,20 @@ for (const target of databaseTargets()) {
       assert.match(at.body, /city/);
     });
 
+    it('a hold asked for again, and the refusal of a 4th waiting hold (hold_limit_reached, retry_after_seconds), are the same bytes on both paths', async () => {
+      const holder = (await connectedAgent(ctx, 'holder@example.com', 'directory:read slots:hold')).accessToken;
+      const slot = (hour: number) => ({ lawyer_id: lawyer, date: '2026-11-26', start_time: `${hour}:00:00`, end_time: `${hour + 1}:00:00` });
+      for (const hour of [10, 11, 12]) assert.equal((await send(ctx.app, holder, mcp().host, mcp().pathname, canonical('hold_consultation_slot', slot(hour)))).status, 200);
+      for (const call of [canonical('hold_consultation_slot', slot(10), 'again'), canonical('hold_consultation_slot', slot(13), 'fourth')]) {
+        const direct = await send(ctx.app, holder, mcp().host, mcp().pathname, call);
+        const sdk = await send(viaSdk, holder, mcp().host, mcp().pathname, call);
+        assert.deepEqual(direct, sdk);
+        assert.equal(direct.status, 200);
+      }
+      const fourth = await send(ctx.app, holder, mcp().host, mcp().pathname, canonical('hold_consultation_slot', slot(13)));
+      assert.match(fourth.body, /"code":"hold_limit_reached","message":"[^"]+","retry_after_seconds":\d+/);
+    });
+
     it('recognises only the canonical form: the SDK client’s own calls, not a changed header, envelope or argument', async () => {
       const tools = prepared(definitions());
       const direct = new DirectToolCalls(tools, SERVER_INFO);

@@ -176,7 +176,7 @@ for (const target of databaseTargets()) {
           structured(await client.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-26', start_time: start, end_time: `${String(Number(start.slice(0, 2)) + 1).padStart(2, '0')}:00:00` } }));
         }
         const fourth = await client.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-26', start_time: '13:00:00', end_time: '14:00:00' } });
-        assert.equal(errorCode(fourth), 'rate_limited');
+        assert.equal(errorCode(fourth), 'hold_limit_reached');
         const taken = await modern.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-26', start_time: '09:00:00', end_time: '10:00:00' } });
         assert.equal(errorCode(taken), 'slot_unavailable');
       } finally {
