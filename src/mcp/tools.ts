@@ -21,7 +21,7 @@ import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booki
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
 import type { DirectoryService } from '../domain/directory/directory.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { invalidRequest, notFound } from '../domain/errors.ts';
 import { HOLD_RULES, type AgentLimits } from '../domain/oauth/agent-limits.ts';
 import type { VerifiedAccess } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS, type Level } from '../domain/oauth/levels.ts';
@@ -336,12 +336,12 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
         const purpose = String(args.purpose);
         switch (purpose) {
           case 'confirm_hold': {
-            if (typeof args.booking_intent_id !== 'string') throw new DomainError('invalid_request', 'confirm_hold needs booking_intent_id.');
+            if (typeof args.booking_intent_id !== 'string') throw invalidRequest('confirm_hold needs booking_intent_id.', [{ pointer: '/booking_intent_id', detail: 'is required when purpose is confirm_hold' }]);
             const intent = await booking.getIntentOfUser(caller.access.userId, args.booking_intent_id);
             return { url: intent.confirmation_url, purpose, note: `Status: ${intent.status}. ${BOOKING_RULE}` };
           }
           case 'consultation': {
-            if (typeof args.booking_id !== 'string') throw new DomainError('invalid_request', 'consultation needs booking_id.');
+            if (typeof args.booking_id !== 'string') throw invalidRequest('consultation needs booking_id.', [{ pointer: '/booking_id', detail: 'is required when purpose is consultation' }]);
             const c = await consultations.getForUser(caller.access.userId, args.booking_id);
             if (!c) throw notFound('No consultation with this id is yours.');
             return { url: `${site}/consultations/${c.id}`, purpose, note: 'The person signs in to see it and download the calendar file.' };

@@ -110,6 +110,29 @@ for (const target of databaseTargets()) {
       assert.match(JSON.stringify(bad.content), /uuid/);
     });
 
+    it('a refusal carries its field errors, pointing to tools instead of REST paths; the REST API keeps its own pointers', async () => {
+      const search = await modern.callTool({ name: 'search_lawyers', arguments: { city: 'Atlantis', practice_area: 'dragons', language: 'Klingon' } });
+      assert.equal(errorCode(search), 'invalid_request');
+      const error = (search.structuredContent as { error: { message: string; errors: Array<{ argument: string; message: string }> } }).error;
+      assert.deepEqual(error.errors, [
+        { argument: 'city', message: 'unknown city "Atlantis"; valid values: call list_cities (slugs or names)' },
+        { argument: 'practice_area', message: 'unknown practice area "dragons"; valid values: call list_practice_areas, or suggest_practice_areas with the person\'s own words' },
+        { argument: 'language', message: 'unknown language "Klingon"; use an ISO 639-1 code such as "ar" or a language name such as "Arabic"' },
+      ]);
+      assert.doesNotMatch(JSON.stringify(search), /GET \/|\/api\/v1|\/query\//);
+      const range = await legacy.callTool({ name: 'get_lawyer_availability', arguments: { lawyer_id: lawyer, start_date: '2026-11-25', end_date: '2026-11-24' } });
+      assert.deepEqual((range.structuredContent as { error: { errors: unknown } }).error.errors, [{ argument: 'end_date', message: 'must not be before start_date (2026-11-25)' }]);
+      const link = await modern.callTool({ name: 'get_site_link', arguments: { purpose: 'confirm_hold' } });
+      assert.deepEqual((link.structuredContent as { error: { errors: unknown } }).error.errors, [{ argument: 'booking_intent_id', message: 'is required when purpose is confirm_hold' }]);
+
+      const rest = await ctx.app.fastify.inject({ url: '/api/v1/lawyers/search?city=Atlantis&practice_area=dragons' });
+      assert.equal(rest.statusCode, 400);
+      assert.deepEqual((rest.json() as { errors: unknown }).errors, [
+        { pointer: '/query/city', detail: 'unknown city "Atlantis"; valid slugs and names are listed by GET /api/v1/cities' },
+        { pointer: '/query/practice_area', detail: 'unknown practice area "dragons"; valid slugs are listed by GET /api/v1/practice-areas' },
+      ]);
+    });
+
     it('keeps a fence-breaking bio and review fenced in every tool that returns them', async () => {
       const outputs: Array<[string, unknown]> = [
         ['get_lawyer_profile', await modern.callTool({ name: 'get_lawyer_profile', arguments: { lawyer_id: lawyer } })],

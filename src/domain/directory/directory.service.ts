@@ -280,12 +280,12 @@ export class DirectoryService {
     const filters: LawyerFilters = {};
     if (query.city !== undefined) {
       const slug = ref.resolveCity(query.city);
-      if (slug === undefined) errors.push({ pointer: '/query/city', detail: `unknown city "${query.city}"; valid slugs and names are listed by GET /api/v1/cities` });
+      if (slug === undefined) errors.push({ pointer: '/query/city', detail: `unknown city "${query.city}"`, see: 'cities' });
       else filters.citySlug = slug;
     }
     if (query.practice_area !== undefined) {
       const areas = ref.expandPracticeArea(query.practice_area);
-      if (areas === undefined) errors.push({ pointer: '/query/practice_area', detail: `unknown practice area "${query.practice_area}"; valid slugs are listed by GET /api/v1/practice-areas` });
+      if (areas === undefined) errors.push({ pointer: '/query/practice_area', detail: `unknown practice area "${query.practice_area}"`, see: 'practice_areas' });
       else filters.areaSlugs = [...areas];
     }
     if (query.language !== undefined) {
