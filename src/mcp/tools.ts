@@ -6,16 +6,8 @@
  * arrive fenced and holds obey the booking rules.
  */
 import type { TSchema } from 'typebox';
-import {
-  AvailabilityResponseSchema,
-  CitiesResponseSchema,
-  LawyerProfileSchema,
-  PracticeAreasResponseSchema,
-  ReviewsResponseSchema,
-  SearchResponseSchema,
-} from '../contract/directory.ts';
+import { LawyerProfileSchema, ReviewsResponseSchema, SearchResponseSchema } from '../contract/directory.ts';
 import { BookingIntentSchema, InitiateResponseSchema } from '../contract/booking.ts';
-import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booking/booking.service.ts';
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
@@ -26,18 +18,27 @@ import { HOLD_RULES, type AgentLimits } from '../domain/oauth/agent-limits.ts';
 import type { VerifiedAccess } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS, type Level } from '../domain/oauth/levels.ts';
 import type { AvailabilityResponse, LawyerSummary, SearchQuery } from '../contract/directory.ts';
+import type { PracticeAreaNode } from '../domain/directory/reference.service.ts';
 import {
   AccountOutput,
   AvailabilityInput,
+  AvailabilityOutput,
   BookingIdInput,
+  BookingsInput,
   BookingsOutput,
+  CitiesInput,
+  CitiesOutput,
   ConsultationSchema,
   EarliestSlotsInput,
   EarliestSlotsOutput,
   HoldInput,
   IntentIdInput,
+  IntentsInput,
+  IntentsOutput,
   LawyerIdInput,
   NoInput,
+  PracticeAreasInput,
+  PracticeAreasOutput,
   ReviewsInput,
   SearchInput,
   SiteLinkInput,
@@ -116,6 +117,23 @@ function consultationView(c: Consultation, siteUrl: string): ConsultationView {
   };
 }
 
+/**
+ * What a tool makes of an answer the directory hands out again (a cached availability, the
+ * practice-area tree), made once per answer object and variant: the same object again, so its
+ * JSON is serialised once too (server.ts, direct-call.ts).
+ */
+const derivedAnswers = new WeakMap<object, Map<string, Record<string, unknown>>>();
+function derived(source: object, variant: string, build: () => Record<string, unknown>): Record<string, unknown> {
+  let variants = derivedAnswers.get(source);
+  if (!variants) derivedAnswers.set(source, (variants = new Map()));
+  let answer = variants.get(variant);
+  if (!answer) variants.set(variant, (answer = build()));
+  return answer;
+}
+
+type AreaView = { slug: string; name: string; description?: string };
+const areaView = (node: PracticeAreaNode, descriptions: boolean): AreaView => (descriptions ? { slug: node.slug, name: node.name, description: node.description } : { slug: node.slug, name: node.name });
+
 /** Every tool, in DESIGN.md §8's order. */
 export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
   const { directory, booking, consultations, limits, config, accounts } = deps;
@@ -126,7 +144,7 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       name: 'search_lawyers',
       title: 'Search lawyers',
       description:
-        'Search verified immigration lawyers in Spain. Filters combine: city (slug or name, see list_cities), practice_area (slug, see list_practice_areas or suggest_practice_areas), language (ISO code or name, e.g. "ar" or "Arabic"), min_fee_eur/max_fee_eur. Sorted by rating unless sort says price_asc, price_desc or reviews. Each result has next_available (the first date with a free time). Use get_lawyer_availability or find_earliest_slots for times.',
+        'Search verified immigration lawyers in Spain. Filters combine: city (slug or name, see list_cities), practice_area (slug, see list_practice_areas or suggest_practice_areas), language (ISO code or name, e.g. "ar" or "Arabic"), min_fee_eur/max_fee_eur. Sorted by rating unless sort says price_asc, price_desc or reviews. 5 lawyers a page (limit up to 25; has_more and page for the next). Each result has next_available (the first date with a free time). Use get_lawyer_availability or find_earliest_slots for times.',
       level: 'directory:read',
       input: SearchInput,
       output: SearchResponseSchema,
@@ -153,20 +171,26 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       input: ReviewsInput,
       output: ReviewsResponseSchema,
       annotations: READ,
-      run: async (args) => directory.getReviews(String(args.lawyer_id), Number(args.limit ?? 10)),
+      run: async (args) => directory.getReviews(String(args.lawyer_id), Number(args.limit ?? 5)),
     },
     {
       name: 'get_lawyer_availability',
       title: "A lawyer's free times",
       description:
-        "Consultation times of one lawyer over at most 14 days (start_date defaults to today in the lawyer's zone, end_date to 13 days later). Times are the lawyer's wall-clock times in `timezone`; starts_at/ends_at give the same instants with their UTC offset. Only slots with available: true can be held, with hold_consultation_slot.",
+        "Free consultation times of one lawyer, soonest first, over at most 14 days (start_date defaults to today in the lawyer's zone, end_date to 13 days later): at most max_slots of them (default 30; omitted_slots counts the rest, ask again from a later start_date). include_unavailable also lists times that cannot be held (available: false). Times are the lawyer's wall-clock times in `timezone`; starts_at/ends_at give the same instants with their UTC offset. Hold one with hold_consultation_slot.",
       level: 'directory:read',
       input: AvailabilityInput,
-      output: AvailabilityResponseSchema,
+      output: AvailabilityOutput,
       annotations: READ,
       run: async (args) => {
-        const { lawyer_id, ...query } = args;
-        return directory.getAvailability(String(lawyer_id), query);
+        const { lawyer_id, include_unavailable, max_slots, ...query } = args;
+        const all = include_unavailable === true;
+        const max = Number(max_slots ?? 30);
+        const availability = await directory.getAvailability(String(lawyer_id), query);
+        return derived(availability, `${all}|${max}`, () => {
+          const slots = all ? availability.slots : availability.slots.filter((slot) => slot.available);
+          return { ...availability, slots: slots.slice(0, max), omitted_slots: Math.max(0, slots.length - max) };
+        });
       },
     },
     {
@@ -197,12 +221,19 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'list_practice_areas',
       title: 'Practice areas',
-      description: 'The practice areas (a two-level tree). Each slug is a value for practice_area in search_lawyers; a parent area includes its sub-areas.',
+      description:
+        "The practice areas (a two-level tree), by slug and name; descriptions: true adds each one's one-sentence description. Each slug is a value for practice_area in search_lawyers; a parent area includes its sub-areas. To map the person's own words to slugs, use suggest_practice_areas.",
       level: 'directory:read',
-      input: NoInput,
-      output: PracticeAreasResponseSchema,
+      input: PracticeAreasInput,
+      output: PracticeAreasOutput,
       annotations: READ,
-      run: async () => ({ practice_areas: (await directory.reference()).practiceAreaTree }),
+      run: async (args) => {
+        const tree = (await directory.reference()).practiceAreaTree;
+        const descriptions = args.descriptions === true;
+        return derived(tree, String(descriptions), () => ({
+          practice_areas: tree.map((node) => ({ ...areaView(node, descriptions), children: node.children.map((child) => areaView(child, descriptions)) })),
+        }));
+      },
     },
     {
       name: 'suggest_practice_areas',
@@ -230,14 +261,15 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'list_cities',
       title: 'Cities and provinces',
-      description: "Spain's 52 provinces and the cities served, with the number of listed lawyers. Each city slug (or name) is a value for city in search_lawyers.",
+      description:
+        "The cities with listed lawyers, most lawyers first: slug, name, province and lawyer_count (the first 50; limit up to 500, total says how many). include_empty: true lists every Spanish city, with or without lawyers. Each city slug (or name) is a value for city in search_lawyers, which also takes any city's name directly.",
       level: 'directory:read',
-      input: NoInput,
-      output: CitiesResponseSchema,
+      input: CitiesInput,
+      output: CitiesOutput,
       annotations: READ,
-      run: async () => {
-        const ref = await directory.reference();
-        return { provinces: ref.provinces, cities: ref.cities };
+      run: async (args) => {
+        const { cities, total } = await directory.cities({ includeEmpty: args.include_empty === true, limit: Number(args.limit ?? 50) });
+        return { cities: cities.map((c) => ({ slug: c.slug, name: c.name, province: c.province, lawyer_count: c.lawyer_count })), total, has_more: total > cities.length };
       },
     },
     {
@@ -289,24 +321,35 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'list_my_booking_intents',
       title: 'My holds',
-      description: `The holds made for this person by AI apps, newest first, with their status and confirmation_url. ${BOOKING_RULE}`,
+      description: `The holds made for this person by AI apps, newest first, with their status and confirmation_url: the 10 newest (limit up to 50; has_more says whether there are older ones). ${BOOKING_RULE}`,
       level: 'slots:hold',
-      input: NoInput,
-      output: Type.Object({ booking_intents: Type.Array(BookingIntentSchema) }),
+      input: IntentsInput,
+      output: IntentsOutput,
       annotations: READ,
-      run: async (_args, caller) => ({ booking_intents: await booking.listIntentsOfUser(caller.access.userId) }),
+      run: async (args, caller) => {
+        const limit = Number(args.limit ?? 10);
+        const intents = await booking.listIntentsOfUser(caller.access.userId, limit + 1);
+        return { booking_intents: intents.slice(0, limit), has_more: intents.length > limit };
+      },
     },
     {
       name: 'list_my_bookings',
       title: 'My consultations',
-      description: 'The consultations the person has booked and paid (upcoming soonest first, then past), however they were booked.',
+      description:
+        'The consultations the person has booked and paid, however they were booked: the next 5 upcoming (soonest first) and the 5 most recent past ones (limit up to 50 each; upcoming_total and past_total count them all).',
       level: 'my-bookings:read',
-      input: NoInput,
+      input: BookingsInput,
       output: BookingsOutput,
       annotations: READ,
-      run: async (_args, caller) => {
+      run: async (args, caller) => {
+        const limit = Number(args.limit ?? 5);
         const all = await consultations.listForUser(caller.access.userId);
-        return { upcoming: all.upcoming.map((c) => consultationView(c, site)), past: all.past.map((c) => consultationView(c, site)) };
+        return {
+          upcoming: all.upcoming.slice(0, limit).map((c) => consultationView(c, site)),
+          past: all.past.slice(0, limit).map((c) => consultationView(c, site)),
+          upcoming_total: all.upcoming.length,
+          past_total: all.past.length,
+        };
       },
     },
     {

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import { createAjv } from '../../src/domain/validation.ts';
 import { jsonSchemaOf } from '../../src/mcp/schemas.ts';
 import { toolDefinitions } from '../../src/mcp/tools.ts';
@@ -107,7 +108,36 @@ for (const target of databaseTargets()) {
     it('invalid arguments are refused without running the tool', async () => {
       const bad = await modern.callTool({ name: 'get_lawyer_profile', arguments: { lawyer_id: 'not-a-uuid' } });
       assert.equal(bad.isError, true);
-      assert.match(JSON.stringify(bad.content), /uuid/);
+      assert.match(JSON.stringify(bad.content), /lawyer_id must be a UUID/);
+    });
+
+    it('every choice among fixed values is a JSON Schema enum, which the SDK’s validator accepts; a wrong value is refused naming the allowed ones', async () => {
+      const { tools } = await modern.listTools();
+      const validator = new AjvJsonSchemaValidator();
+      const enums: string[] = [];
+      for (const tool of tools) {
+        // No union of constants anywhere in the input schema: each is one enum.
+        const walk = (node: unknown, at: string): void => {
+          if (node === null || typeof node !== 'object') return;
+          const anyOf = (node as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+          assert.ok(!anyOf?.some((s) => 'const' in s), `${tool.name} ${at}: anyOf of const`);
+          if (Array.isArray((node as { enum?: unknown }).enum)) enums.push(`${tool.name}${at}`);
+          for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+        };
+        walk(tool.inputSchema, '');
+        // The official SDK's own validator compiles every input schema.
+        assert.equal(typeof validator.getValidator(tool.inputSchema as never), 'function', tool.name);
+      }
+      assert.deepEqual(enums.sort(), ['get_site_link/properties/purpose', 'search_lawyers/properties/sort']);
+      const sort = validator.getValidator<Record<string, unknown>>(tools.find((t) => t.name === 'search_lawyers')!.inputSchema as never);
+      assert.equal(sort({ sort: 'price_asc' }).valid, true);
+      assert.equal(sort({ sort: 'cheapest' }).valid, false);
+
+      const wrongSort = await modern.callTool({ name: 'search_lawyers', arguments: { sort: 'cheapest' } });
+      assert.equal(wrongSort.isError, true);
+      assert.match(JSON.stringify(wrongSort.content), /\/sort must be one of: rating, price_asc, price_desc, reviews/);
+      const wrongPurpose = await legacy.callTool({ name: 'get_site_link', arguments: { purpose: 'pay' } });
+      assert.match(JSON.stringify(wrongPurpose.content), /\/purpose must be one of: confirm_hold, consultation, my_consultations, connected_apps/);
     });
 
     it('a refusal carries its field errors, pointing to tools instead of REST paths; the REST API keeps its own pointers', async () => {
