@@ -31,6 +31,7 @@ import { createAjv } from './domain/validation.ts';
 import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
 import { registerAccess } from './http/plugins/access.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerProblemHandlers } from './http/problem.ts';
+import { depthBoundedJson } from './http/json-body.ts';
 import { bookingRoutes } from './http/routes/booking.routes.ts';
 import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
@@ -219,6 +220,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Bodies are JSON only: a JSON text labelled text/plain is a 415, not a string to validate.
   fastify.removeContentTypeParser('text/plain');
+  // JSON bodies nest at most MAX_JSON_DEPTH levels, checked before any validation (json-body.ts).
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, depthBoundedJson(fastify.getDefaultJsonParser('error', 'error')));
   // Query strings, params and headers are text and are coerced (`limit=5` → 5); bodies are JSON
   // and are not (`"agent_name": 12345` is an error, not "12345").
   const textAjv = createAjv({ strict: false });

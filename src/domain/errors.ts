@@ -131,10 +131,18 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** One offending field: a JSON pointer into the request (`/query/limit`) and what is wrong. */
+/** Reference data a client can list to find valid values (the directory's cities, its practice areas). */
+export type ReferenceList = 'cities' | 'practice_areas';
+
+/**
+ * One offending field: a JSON pointer into the request (`/query/limit`) and what is wrong. When
+ * valid values are listed somewhere, `see` names the list and each surface says how to get it
+ * (REST: its endpoint; MCP: its tool), after `detail`.
+ */
 export interface FieldError {
   pointer: string;
   detail: string;
+  see?: ReferenceList;
 }
 
 /** An error with a stable code that is safe to show to the client. */

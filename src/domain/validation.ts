@@ -27,6 +27,34 @@ export function createAjv(options: Options = {}): Ajv {
 
 export { addFormats };
 
+/**
+ * How deeply a JSON body may nest arrays and objects: the body itself is level 1. Everything we
+ * accept nests far less (an MCP message with its envelope, a passkey answer: 6 levels at most). The
+ * bound is checked on the parsed value before any validation, because validators, cloning and
+ * the MCP SDK's message schemas walk a value recursively, and a body of 64 KiB holds 30,000
+ * levels: enough to exhaust the stack (issue 17).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests arrays and objects deeper than `max` levels; iterative, so any depth is safe to check. */
+export function exceedsJsonDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') {
+        nodes.push(child as object);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
 const FORMAT_WORDING: Record<string, string> = {
   date: 'must be a calendar date in YYYY-MM-DD format',
   'date-time': 'must be an RFC 3339 date-time, e.g. 2026-11-23T10:00:00Z',

@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.ts';
-import { DomainError, ERROR_CODES, type ErrorCode, type FieldError } from '../domain/errors.ts';
+import { DomainError, ERROR_CODES, type ErrorCode, type FieldError, type ReferenceList } from '../domain/errors.ts';
 import { toFieldErrors } from '../domain/validation.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -21,6 +21,15 @@ export interface ProblemBody {
   errors?: FieldError[];
 }
 
+/** Where the API lists the valid values of a field (FieldError.see), after its detail. */
+const REFERENCE_LISTS: Record<ReferenceList, string> = {
+  cities: 'valid slugs and names are listed by GET /api/v1/cities',
+  practice_areas: 'valid slugs are listed by GET /api/v1/practice-areas',
+};
+
+/** A field error as the API words it: `{pointer, detail}`, the detail saying where valid values are listed. */
+const apiFieldError = ({ pointer, detail, see }: FieldError): FieldError => ({ pointer, detail: see ? `${detail}; ${REFERENCE_LISTS[see]}` : detail });
+
 export function problemBody(siteUrl: string, requestId: string, code: ErrorCode, detail: string, errors?: FieldError[]): ProblemBody {
   const info = ERROR_CODES[code];
   const body: ProblemBody = {
@@ -31,7 +40,7 @@ export function problemBody(siteUrl: string, requestId: string, code: ErrorCode,
     code,
     instance: requestId,
   };
-  if (errors && errors.length > 0) body.errors = errors;
+  if (errors && errors.length > 0) body.errors = errors.map(apiFieldError);
   return body;
 }
 

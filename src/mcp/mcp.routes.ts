@@ -4,13 +4,15 @@
  * from one endpoint, and its RFC 9728 protected-resource metadata.
  *
  * In front of the SDK, in this order:
- * - DNS-rebinding protection: the Host must be MCP_URL's host (or the site's), and an Origin,
- *   when a browser sends one, must be MCP_URL's or the site's origin; else 403.
+ * - DNS-rebinding protection: the Host must be MCP_URL's host (or the site's), port included,
+ *   and an Origin, when a browser sends one, must be MCP_URL's or the site's origin; else 403.
  * - Authentication: a bearer token the AccessTokenVerifier accepts (an OAuth access token issued
  *   for MCP_URL). Without one: 401 with `WWW-Authenticate: Bearer resource_metadata="…",
  *   scope="directory:read"` (and `error="invalid_token"` when a token was presented). API keys
  *   (svc_…) are refused here; the REST API refuses these tokens in turn. The token is never passed
  *   on to anything else (no passthrough).
+ * - Nesting: a body nesting arrays and objects more than MAX_JSON_DEPTH levels deep is a JSON-RPC
+ *   invalid-params error (-32602), before either path validates anything.
  * The SDK then checks each tool's level (403 insufficient_scope) and runs the tool.
  */
 import type { ServerResponse } from 'node:http';
@@ -19,6 +21,7 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import type { AccessTokenVerifier } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS } from '../domain/oauth/levels.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../domain/validation.ts';
 import { OAUTH_PATH } from '../oauth/provider.ts';
 import { DirectToolCalls } from './direct-call.ts';
 import { prepareTools, SERVER_INFO, serverFactory, type CallAuthExtra, type ServerDeps } from './server.ts';
@@ -48,13 +51,25 @@ export function protectedResourceMetadataUrl(mcpUrl: string): string {
   return `${url.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
+/** A Host header's value: a name or an IPv4 or bracketed IPv6 address, then an optional port; nothing else. */
+const HOST_HEADER = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * Whether a Host header names `base`'s host: the same name and the same port, a default port
+ * (80 for http, 443 for https) written out or left implicit alike. The port counts: another
+ * service on the same name and another port (one a rebound DNS name could reach) is not us.
+ */
+export function sameHost(host: string, base: URL): boolean {
+  if (!HOST_HEADER.test(host)) return false;
+  return URL.parse(`${base.protocol}//${host}`)?.host === base.host;
+}
+
 /** The Fastify plugin serving MCP_URL and its metadata. */
 export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOptions) {
   const mcp = new URL(config.mcpUrl);
   const site = new URL(config.siteUrl);
   const path = mcp.pathname.replace(/\/+$/, '') || '/';
   const metadataUrl = protectedResourceMetadataUrl(config.mcpUrl);
-  const allowedHosts = new Set([mcp.hostname, site.hostname]);
   const allowedOrigins = new Set([mcp.origin, site.origin]);
   const metadata = {
     resource: config.mcpUrl,
@@ -148,6 +163,20 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
       .type('application/json')
       .send({ jsonrpc: '2.0', id: null, error: { code: -32001, message } });
 
+  /**
+   * A JSON-RPC invalid-params error (-32602) answering the request's id, as the SDK answers one
+   * (HTTP 200); a body with no usable id gets `id: null` and HTTP 400.
+   */
+  const invalidParams = (reply: FastifyReply, body: unknown, message: string) => {
+    const id = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+    const known = typeof id === 'string' || typeof id === 'number';
+    return reply
+      .code(known ? 200 : 400)
+      .headers({ ...endpointHeaders, 'x-request-id': reply.request.id })
+      .type('application/json')
+      .send({ jsonrpc: '2.0', id: known ? id : null, error: { code: -32602, message } });
+  };
+
   /** The 401 challenge: where to find the authorization server, and the least level to ask for. */
   const challenge = (reply: FastifyReply, presented: boolean, description: string) => {
     const error = presented ? `, error="invalid_token", error_description="${description}"` : '';
@@ -156,9 +185,7 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
 
   const hostAllowed = (request: FastifyRequest): boolean => {
     const host = request.headers.host;
-    if (!host) return false;
-    const url = URL.parse(`http://${host}`);
-    return url !== null && allowedHosts.has(url.hostname);
+    return host !== undefined && (sameHost(host, mcp) || sameHost(host, site));
   };
 
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -172,6 +199,10 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
     if (token.startsWith('svc_')) return challenge(reply, true, 'API keys are not accepted by the MCP server: connect with OAuth.');
     const access = await verifier.verify(token);
     if (!access) return challenge(reply, true, 'The access token is invalid, expired or revoked.');
+
+    // Before any validation on either path (the SDK's message schemas and the tools' validators
+    // walk a value recursively): a body nested deeper than MAX_JSON_DEPTH is invalid params.
+    if (exceedsJsonDepth(request.body)) return invalidParams(reply, request.body, `Invalid params: the message nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
 
     const call = { caller: { access, ip: request.ip }, requestId: request.id, logged: 0 };
     const direct = request.method === 'POST' && directCalls ? directCalls.recognise(request.headers, request.body, access.scopes) : null;
@@ -234,6 +265,10 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
     fastify.addHook('onClose', async () => {
       await handler.close();
     });
+    // Here a body nested too deeply is answered by the endpoint as a JSON-RPC error, after the
+    // Host and token checks (serve), instead of the app's 400 problem: the parser only parses.
+    fastify.removeContentTypeParser('application/json');
+    fastify.addContentTypeParser('application/json', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
     fastify.route({ method: ['GET', 'POST', 'DELETE'], url: path, schema: { hide: true }, handler: serve });
     const sendMetadata = async (_request: FastifyRequest, reply: FastifyReply) =>
       reply.headers({ ...JSON_HEADERS, 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }).send(metadata);

@@ -6,16 +6,39 @@
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { Type, type Static, type TSchema } from 'typebox';
-import { InitiateBodySchema } from '../contract/booking.ts';
+import { BookingIntentSchema, InitiateBodySchema } from '../contract/booking.ts';
 import { DateOnly, DateTime, Uuid, WallTime } from '../contract/common.ts';
-import { AvailabilityQuerySchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
-import { createAjv } from '../domain/validation.ts';
+import { AvailabilityQuerySchema, AvailabilityResponseSchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
+import { createAjv, toFieldErrors } from '../domain/validation.ts';
 
 const ajv = createAjv({ strict: false, coerceTypes: false });
 
-/** JSON Schema of a TypeBox schema, as plain data (TypeBox's own symbols dropped). */
+/**
+ * JSON Schema of a TypeBox schema, as plain data (TypeBox's own symbols dropped), every union of
+ * constants written as an `enum` (TypeBox writes `anyOf` of `const`s): a client, and the model
+ * behind it, reads the allowed values as one list, and a wrong value is refused naming them.
+ */
 export function jsonSchemaOf(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return withEnums(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
+}
+
+const isConstant = (s: unknown): s is { type?: string; const: unknown } =>
+  s !== null && typeof s === 'object' && 'const' in s && Object.keys(s).every((k) => k === 'const' || k === 'type');
+
+/** Our own schemas only (a few levels deep), so recursion is safe here. */
+function withEnums(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withEnums);
+  if (node === null || typeof node !== 'object') return node;
+  const { anyOf, ...rest } = node as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) out[key] = withEnums(value);
+  if (Array.isArray(anyOf) && anyOf.length > 0 && anyOf.every(isConstant)) {
+    const types = new Set(anyOf.map((c) => c.type));
+    const [type] = types;
+    return { ...(types.size === 1 && type !== undefined && { type }), enum: anyOf.map((c) => c.const), ...out };
+  }
+  if (anyOf !== undefined) out.anyOf = withEnums(anyOf);
+  return out;
 }
 
 /** Built once per schema and mode: compiling a validator costs about 1 ms, and a server is built per request. */
@@ -47,10 +70,11 @@ function buildStandard<T>(schema: TSchema, mode: 'input' | 'output'): StandardSc
         if (!validate) return { value: value as T };
         const copy = structuredClone(value ?? {}) as T;
         if (validate(copy)) return { value: copy };
+        // Worded as the API words field errors ("/sort must be one of: rating, price_asc, …").
         return {
-          issues: (validate.errors ?? []).map((e) => ({
-            message: `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? `: ${String(e.params.additionalProperty)}` : ''}`,
-            path: e.instancePath.split('/').filter(Boolean),
+          issues: toFieldErrors(validate.errors ?? [], '').map((e) => ({
+            message: `${e.pointer || '(arguments)'} ${e.detail}`,
+            path: e.pointer.split('/').filter(Boolean),
           })),
         };
       },
@@ -61,12 +85,24 @@ function buildStandard<T>(schema: TSchema, mode: 'input' | 'output'): StandardSc
 
 const LawyerId = Type.String({ format: 'uuid', description: 'A lawyer id from search_lawyers or find_earliest_slots' });
 
-/** search_lawyers: the REST query, with page and limit optional (defaults 1 and 10). */
+// Answers are sized for an agent's context: every tool's default answer stays under about 8 KB
+// (docs/mcp.md#answer-sizes; test/mcp/answer-sizes.test.ts), so defaults here are smaller than
+// the API's where a page of the API's size would not.
+
+/** The search filters pointing to the tools that list valid values (the API's point to its endpoints). */
+const City = Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'City slug or name (case- and accent-insensitive): any Spanish city; list_cities lists those with lawyers' }));
+const PracticeArea = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 100, description: 'Practice-area slug from list_practice_areas or suggest_practice_areas; a parent area includes its sub-areas' }),
+);
+
+/** search_lawyers: the REST query, with page optional and a smaller page (default 5). */
 export const SearchInput = Type.Object(
   {
     ...SearchQuerySchema.properties,
+    city: City,
+    practice_area: PracticeArea,
     page: Type.Optional(SearchQuerySchema.properties.page),
-    limit: Type.Optional(SearchQuerySchema.properties.limit),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, default: 5, description: 'Lawyers per page, 1 to 25 (default 5)' })),
   },
   { additionalProperties: false },
 );
@@ -74,16 +110,71 @@ export const SearchInput = Type.Object(
 export const LawyerIdInput = Type.Object({ lawyer_id: LawyerId }, { additionalProperties: false });
 
 export const ReviewsInput = Type.Object(
-  { lawyer_id: LawyerId, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, default: 10, description: 'How many reviews, 1 to 25' })) },
+  { lawyer_id: LawyerId, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 25, default: 5, description: 'How many reviews, 1 to 25 (default 5)' })) },
   { additionalProperties: false },
 );
 
-export const AvailabilityInput = Type.Object({ lawyer_id: LawyerId, ...AvailabilityQuerySchema.properties }, { additionalProperties: false });
+export const AvailabilityInput = Type.Object(
+  {
+    lawyer_id: LawyerId,
+    ...AvailabilityQuerySchema.properties,
+    include_unavailable: Type.Optional(Type.Boolean({ default: false, description: 'Also list times that cannot be held (taken, or too soon); default false: free times only' })),
+    max_slots: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 30, description: 'At most this many times, soonest first, 1 to 200 (default 30); omitted_slots says how many more the range has' })),
+  },
+  { additionalProperties: false },
+);
+
+/** get_lawyer_availability: the API's answer, its slots filtered and capped, saying how many were left out. */
+export const AvailabilityOutput = Type.Object({
+  ...AvailabilityResponseSchema.properties,
+  omitted_slots: Type.Integer({ description: 'Times in the range left out by max_slots: ask again with a later start_date, or a higher max_slots' }),
+});
+
+export const CitiesInput = Type.Object(
+  {
+    include_empty: Type.Optional(Type.Boolean({ default: false, description: 'Also list cities with no listed lawyer (default false)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'At most this many cities, most lawyers first, 1 to 500 (default 50)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CitiesOutput = Type.Object({
+  cities: Type.Array(
+    Type.Object({
+      slug: Type.String({ description: 'Value for city in search_lawyers (the name works too)' }),
+      name: Type.String(),
+      province: Type.String(),
+      lawyer_count: Type.Integer({ description: 'Verified, listed lawyers in the city' }),
+    }),
+  ),
+  total: Type.Integer({ description: 'Cities matching (with lawyers, or all with include_empty), before limit' }),
+  has_more: Type.Boolean({ description: 'More cities than listed: raise limit' }),
+});
+
+export const PracticeAreasInput = Type.Object(
+  { descriptions: Type.Optional(Type.Boolean({ default: false, description: 'Include each area’s one-sentence description (default false: slugs and names)' })) },
+  { additionalProperties: false },
+);
+
+const PracticeAreaOut = { slug: Type.String({ description: 'Value for practice_area in search_lawyers' }), name: Type.String(), description: Type.Optional(Type.String()) };
+export const PracticeAreasOutput = Type.Object({
+  practice_areas: Type.Array(Type.Object({ ...PracticeAreaOut, children: Type.Array(Type.Object(PracticeAreaOut), { description: 'Sub-areas' }) })),
+});
+
+export const IntentsInput = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'At most this many holds, newest first, 1 to 50 (default 10)' })) },
+  { additionalProperties: false },
+);
+
+export const IntentsOutput = Type.Object({
+  booking_intents: Type.Array(BookingIntentSchema),
+  has_more: Type.Boolean({ description: 'Older holds than listed: raise limit' }),
+});
 
 export const EarliestSlotsInput = Type.Object(
   {
-    city: SearchQuerySchema.properties.city,
-    practice_area: SearchQuerySchema.properties.practice_area,
+    city: City,
+    practice_area: PracticeArea,
     language: SearchQuerySchema.properties.language,
     max_fee_eur: SearchQuerySchema.properties.max_fee_eur,
     lawyers: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 3, description: 'How many lawyers (the best rated with free times), 1 to 5' })),
@@ -163,7 +254,17 @@ export const ConsultationSchema = Type.Object(
 );
 export type ConsultationView = Static<typeof ConsultationSchema>;
 
-export const BookingsOutput = Type.Object({ upcoming: Type.Array(ConsultationSchema), past: Type.Array(ConsultationSchema) });
+export const BookingsInput = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'At most this many upcoming and this many past consultations, 1 to 50 (default 5)' })) },
+  { additionalProperties: false },
+);
+
+export const BookingsOutput = Type.Object({
+  upcoming: Type.Array(ConsultationSchema, { description: 'Soonest first' }),
+  past: Type.Array(ConsultationSchema, { description: 'Most recent first' }),
+  upcoming_total: Type.Integer({ description: 'Upcoming consultations in all' }),
+  past_total: Type.Integer({ description: 'Past consultations in all' }),
+});
 
 export const BookingIdInput = Type.Object({ booking_id: Uuid }, { additionalProperties: false });
 

@@ -10,7 +10,7 @@
 import { McpServer, type AuthInfo, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Clock } from '../clock.ts';
 import type { RequestLog } from '../domain/access/request-log.ts';
-import { DomainError, ERROR_CODES } from '../domain/errors.ts';
+import { DomainError, ERROR_CODES, type FieldError, type ReferenceList } from '../domain/errors.ts';
 import { noMetrics, type DomainMetrics } from '../domain/metrics.ts';
 import { scopesOfLevel } from '../domain/oauth/levels.ts';
 import { standard } from './schemas.ts';
@@ -45,6 +45,22 @@ export interface CallContext {
   requestId: string;
   /** Tool calls of this HTTP request logged so far (the first takes the request's id). */
   logged: number;
+}
+
+/** Where an agent finds the valid values of an argument (FieldError.see): a tool, never a REST path. */
+const REFERENCE_TOOLS: Record<ReferenceList, string> = {
+  cities: 'valid values: call list_cities (slugs or names)',
+  practice_areas: "valid values: call list_practice_areas, or suggest_practice_areas with the person's own words",
+};
+
+/**
+ * A domain field error as a tool result words it: the argument it concerns (the pointer without
+ * the REST request part it was written for: `/query/city` is `city`) and the message, saying which
+ * tool lists valid values.
+ */
+function argumentError({ pointer, detail, see }: FieldError): { argument: string; message: string } {
+  const path = pointer.replace(/^\/(?:query|body|params|headers)(?=\/|$)/, '').replace(/^\//, '');
+  return { argument: path.split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.'), message: see ? `${detail}; ${REFERENCE_TOOLS[see]}` : detail };
 }
 
 function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
@@ -130,15 +146,18 @@ export function prepareTools(deps: ServerDeps): PreparedTool[] {
         return { structuredContent: result, content: [{ type: 'text', text: textOf(result) }] };
       } catch (err) {
         if (err instanceof ToolRefusal) {
-          status = 409;
+          status = err.status;
           errorCode = err.code;
-          return errorResult(err.code, err.message);
+          return errorResult(err.code, err.message, err.extra);
         }
         if (err instanceof DomainError) {
           status = ERROR_CODES[err.code].status;
           errorCode = err.code;
           const retry = err.headers?.['retry-after'];
-          return errorResult(err.code, err.message, retry ? { retry_after_seconds: Number(retry) } : {});
+          return errorResult(err.code, err.message, {
+            ...(err.errors && err.errors.length > 0 && { errors: err.errors.map(argumentError) }),
+            ...(retry && { retry_after_seconds: Number(retry) }),
+          });
         }
         // Our defect, not the caller's: reported, and answered without its message (the SDK
         // would put an exception's message, perhaps a database's, in front of the agent).

@@ -6,38 +6,39 @@
  * arrive fenced and holds obey the booking rules.
  */
 import type { TSchema } from 'typebox';
-import {
-  AvailabilityResponseSchema,
-  CitiesResponseSchema,
-  LawyerProfileSchema,
-  PracticeAreasResponseSchema,
-  ReviewsResponseSchema,
-  SearchResponseSchema,
-} from '../contract/directory.ts';
+import { LawyerProfileSchema, ReviewsResponseSchema, SearchResponseSchema } from '../contract/directory.ts';
 import { BookingIntentSchema, InitiateResponseSchema } from '../contract/booking.ts';
-import { Type } from 'typebox';
 import type { Config } from '../config.ts';
-import type { BookingService } from '../domain/booking/booking.service.ts';
+import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booking/booking.service.ts';
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
 import type { DirectoryService } from '../domain/directory/directory.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
-import type { AgentLimits } from '../domain/oauth/agent-limits.ts';
+import { invalidRequest, notFound } from '../domain/errors.ts';
+import { HOLD_RULES, type AgentLimits } from '../domain/oauth/agent-limits.ts';
 import type { VerifiedAccess } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS, type Level } from '../domain/oauth/levels.ts';
 import type { AvailabilityResponse, LawyerSummary, SearchQuery } from '../contract/directory.ts';
+import type { PracticeAreaNode } from '../domain/directory/reference.service.ts';
 import {
   AccountOutput,
   AvailabilityInput,
+  AvailabilityOutput,
   BookingIdInput,
+  BookingsInput,
   BookingsOutput,
+  CitiesInput,
+  CitiesOutput,
   ConsultationSchema,
   EarliestSlotsInput,
   EarliestSlotsOutput,
   HoldInput,
   IntentIdInput,
+  IntentsInput,
+  IntentsOutput,
   LawyerIdInput,
   NoInput,
+  PracticeAreasInput,
+  PracticeAreasOutput,
   ReviewsInput,
   SearchInput,
   SiteLinkInput,
@@ -85,6 +86,10 @@ export class ToolRefusal extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** More fields of the result's `error` (e.g. `retry_after_seconds`). */
+    readonly extra: Record<string, unknown> = {},
+    /** The HTTP status the request log records, as the API would answer it. */
+    readonly status = 409,
   ) {
     super(message);
   }
@@ -112,6 +117,23 @@ function consultationView(c: Consultation, siteUrl: string): ConsultationView {
   };
 }
 
+/**
+ * What a tool makes of an answer the directory hands out again (a cached availability, the
+ * practice-area tree), made once per answer object and variant: the same object again, so its
+ * JSON is serialised once too (server.ts, direct-call.ts).
+ */
+const derivedAnswers = new WeakMap<object, Map<string, Record<string, unknown>>>();
+function derived(source: object, variant: string, build: () => Record<string, unknown>): Record<string, unknown> {
+  let variants = derivedAnswers.get(source);
+  if (!variants) derivedAnswers.set(source, (variants = new Map()));
+  let answer = variants.get(variant);
+  if (!answer) variants.set(variant, (answer = build()));
+  return answer;
+}
+
+type AreaView = { slug: string; name: string; description?: string };
+const areaView = (node: PracticeAreaNode, descriptions: boolean): AreaView => (descriptions ? { slug: node.slug, name: node.name, description: node.description } : { slug: node.slug, name: node.name });
+
 /** Every tool, in DESIGN.md §8's order. */
 export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
   const { directory, booking, consultations, limits, config, accounts } = deps;
@@ -122,7 +144,7 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       name: 'search_lawyers',
       title: 'Search lawyers',
       description:
-        'Search verified immigration lawyers in Spain. Filters combine: city (slug or name, see list_cities), practice_area (slug, see list_practice_areas or suggest_practice_areas), language (ISO code or name, e.g. "ar" or "Arabic"), min_fee_eur/max_fee_eur. Sorted by rating unless sort says price_asc, price_desc or reviews. Each result has next_available (the first date with a free time). Use get_lawyer_availability or find_earliest_slots for times.',
+        'Search verified immigration lawyers in Spain. Filters combine: city (slug or name, see list_cities), practice_area (slug, see list_practice_areas or suggest_practice_areas), language (ISO code or name, e.g. "ar" or "Arabic"), min_fee_eur/max_fee_eur. Sorted by rating unless sort says price_asc, price_desc or reviews. 5 lawyers a page (limit up to 25; has_more and page for the next). Each result has next_available (the first date with a free time). Use get_lawyer_availability or find_earliest_slots for times.',
       level: 'directory:read',
       input: SearchInput,
       output: SearchResponseSchema,
@@ -149,20 +171,26 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       input: ReviewsInput,
       output: ReviewsResponseSchema,
       annotations: READ,
-      run: async (args) => directory.getReviews(String(args.lawyer_id), Number(args.limit ?? 10)),
+      run: async (args) => directory.getReviews(String(args.lawyer_id), Number(args.limit ?? 5)),
     },
     {
       name: 'get_lawyer_availability',
       title: "A lawyer's free times",
       description:
-        "Consultation times of one lawyer over at most 14 days (start_date defaults to today in the lawyer's zone, end_date to 13 days later). Times are the lawyer's wall-clock times in `timezone`; starts_at/ends_at give the same instants with their UTC offset. Only slots with available: true can be held, with hold_consultation_slot.",
+        "Free consultation times of one lawyer, soonest first, over at most 14 days (start_date defaults to today in the lawyer's zone, end_date to 13 days later): at most max_slots of them (default 30; omitted_slots counts the rest, ask again from a later start_date). include_unavailable also lists times that cannot be held (available: false). Times are the lawyer's wall-clock times in `timezone`; starts_at/ends_at give the same instants with their UTC offset. Hold one with hold_consultation_slot.",
       level: 'directory:read',
       input: AvailabilityInput,
-      output: AvailabilityResponseSchema,
+      output: AvailabilityOutput,
       annotations: READ,
       run: async (args) => {
-        const { lawyer_id, ...query } = args;
-        return directory.getAvailability(String(lawyer_id), query);
+        const { lawyer_id, include_unavailable, max_slots, ...query } = args;
+        const all = include_unavailable === true;
+        const max = Number(max_slots ?? 30);
+        const availability = await directory.getAvailability(String(lawyer_id), query);
+        return derived(availability, `${all}|${max}`, () => {
+          const slots = all ? availability.slots : availability.slots.filter((slot) => slot.available);
+          return { ...availability, slots: slots.slice(0, max), omitted_slots: Math.max(0, slots.length - max) };
+        });
       },
     },
     {
@@ -193,12 +221,19 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'list_practice_areas',
       title: 'Practice areas',
-      description: 'The practice areas (a two-level tree). Each slug is a value for practice_area in search_lawyers; a parent area includes its sub-areas.',
+      description:
+        "The practice areas (a two-level tree), by slug and name; descriptions: true adds each one's one-sentence description. Each slug is a value for practice_area in search_lawyers; a parent area includes its sub-areas. To map the person's own words to slugs, use suggest_practice_areas.",
       level: 'directory:read',
-      input: NoInput,
-      output: PracticeAreasResponseSchema,
+      input: PracticeAreasInput,
+      output: PracticeAreasOutput,
       annotations: READ,
-      run: async () => ({ practice_areas: (await directory.reference()).practiceAreaTree }),
+      run: async (args) => {
+        const tree = (await directory.reference()).practiceAreaTree;
+        const descriptions = args.descriptions === true;
+        return derived(tree, String(descriptions), () => ({
+          practice_areas: tree.map((node) => ({ ...areaView(node, descriptions), children: node.children.map((child) => areaView(child, descriptions)) })),
+        }));
+      },
     },
     {
       name: 'suggest_practice_areas',
@@ -226,14 +261,15 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'list_cities',
       title: 'Cities and provinces',
-      description: "Spain's 52 provinces and the cities served, with the number of listed lawyers. Each city slug (or name) is a value for city in search_lawyers.",
+      description:
+        "The cities with listed lawyers, most lawyers first: slug, name, province and lawyer_count (the first 50; limit up to 500, total says how many). include_empty: true lists every Spanish city, with or without lawyers. Each city slug (or name) is a value for city in search_lawyers, which also takes any city's name directly.",
       level: 'directory:read',
-      input: NoInput,
-      output: CitiesResponseSchema,
+      input: CitiesInput,
+      output: CitiesOutput,
       annotations: READ,
-      run: async () => {
-        const ref = await directory.reference();
-        return { provinces: ref.provinces, cities: ref.cities };
+      run: async (args) => {
+        const { cities, total } = await directory.cities({ includeEmpty: args.include_empty === true, limit: Number(args.limit ?? 50) });
+        return { cities: cities.map((c) => ({ slug: c.slug, name: c.name, province: c.province, lawyer_count: c.lawyer_count })), total, has_more: total > cities.length };
       },
     },
     {
@@ -257,16 +293,18 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       name: 'hold_consultation_slot',
       title: 'Hold a consultation time',
       description:
-        `Holds one free time (from get_lawyer_availability or find_earliest_slots) for the person for 15 minutes, in their name. Answers a confirmation_url: give it to the person, who signs in there with their own account, confirms and pays. ${BOOKING_RULE} Nobody else can confirm it. Asking again for the same slot answers the same hold. At most 3 holds may wait for confirmation at once. A slot that is taken, past or not offered is refused with code slot_unavailable: pick another time.`,
+        `Holds one free time (from get_lawyer_availability or find_earliest_slots) for the person for 15 minutes, in their name. Answers a confirmation_url: give it to the person, who signs in there with their own account, confirms and pays. ${BOOKING_RULE} Nobody else can confirm it. Asking again for the same slot answers the same hold. At most ${MAX_PENDING_HOLDS_PER_USER} holds may wait for confirmation at once (beyond that: code hold_limit_reached, until one is confirmed or expires), and at most ${HOLD_RULES[0]!.limit} new holds an hour (code rate_limited); both say when to try again in retry_after_seconds. A slot that is taken, past or not offered is refused with code slot_unavailable: pick another time.`,
       level: 'slots:hold',
       input: HoldInput,
       output: InitiateResponseSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (args, caller) => {
-        await limits.admitHold(caller.access.userId);
         const slot = { lawyer_id: String(args.lawyer_id), date: String(args.date), start_time: String(args.start_time), end_time: String(args.end_time) };
-        const held = await booking.holdForUser({ userId: caller.access.userId, clientId: caller.access.clientId, clientName: caller.access.clientName }, caller.ip, slot);
+        const holder = { userId: caller.access.userId, clientId: caller.access.clientId, clientName: caller.access.clientName };
+        // The hourly limit counts new holds only: asking again for a held time answers it first.
+        const held = await booking.holdForUser(holder, caller.ip, slot, () => limits.admitHold(caller.access.userId));
         if (held.kind === 'unavailable') throw new ToolRefusal('slot_unavailable', "This slot cannot be held. Choose another one from the lawyer's availability.");
+        if (held.kind === 'pending_limit') throw new ToolRefusal('hold_limit_reached', held.message, { retry_after_seconds: held.retryAfterSeconds }, 429);
         return held.response;
       },
     },
@@ -283,24 +321,35 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'list_my_booking_intents',
       title: 'My holds',
-      description: `The holds made for this person by AI apps, newest first, with their status and confirmation_url. ${BOOKING_RULE}`,
+      description: `The holds made for this person by AI apps, newest first, with their status and confirmation_url: the 10 newest (limit up to 50; has_more says whether there are older ones). ${BOOKING_RULE}`,
       level: 'slots:hold',
-      input: NoInput,
-      output: Type.Object({ booking_intents: Type.Array(BookingIntentSchema) }),
+      input: IntentsInput,
+      output: IntentsOutput,
       annotations: READ,
-      run: async (_args, caller) => ({ booking_intents: await booking.listIntentsOfUser(caller.access.userId) }),
+      run: async (args, caller) => {
+        const limit = Number(args.limit ?? 10);
+        const intents = await booking.listIntentsOfUser(caller.access.userId, limit + 1);
+        return { booking_intents: intents.slice(0, limit), has_more: intents.length > limit };
+      },
     },
     {
       name: 'list_my_bookings',
       title: 'My consultations',
-      description: 'The consultations the person has booked and paid (upcoming soonest first, then past), however they were booked.',
+      description:
+        'The consultations the person has booked and paid, however they were booked: the next 5 upcoming (soonest first) and the 5 most recent past ones (limit up to 50 each; upcoming_total and past_total count them all).',
       level: 'my-bookings:read',
-      input: NoInput,
+      input: BookingsInput,
       output: BookingsOutput,
       annotations: READ,
-      run: async (_args, caller) => {
+      run: async (args, caller) => {
+        const limit = Number(args.limit ?? 5);
         const all = await consultations.listForUser(caller.access.userId);
-        return { upcoming: all.upcoming.map((c) => consultationView(c, site)), past: all.past.map((c) => consultationView(c, site)) };
+        return {
+          upcoming: all.upcoming.slice(0, limit).map((c) => consultationView(c, site)),
+          past: all.past.slice(0, limit).map((c) => consultationView(c, site)),
+          upcoming_total: all.upcoming.length,
+          past_total: all.past.length,
+        };
       },
     },
     {
@@ -330,12 +379,12 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
         const purpose = String(args.purpose);
         switch (purpose) {
           case 'confirm_hold': {
-            if (typeof args.booking_intent_id !== 'string') throw new DomainError('invalid_request', 'confirm_hold needs booking_intent_id.');
+            if (typeof args.booking_intent_id !== 'string') throw invalidRequest('confirm_hold needs booking_intent_id.', [{ pointer: '/booking_intent_id', detail: 'is required when purpose is confirm_hold' }]);
             const intent = await booking.getIntentOfUser(caller.access.userId, args.booking_intent_id);
             return { url: intent.confirmation_url, purpose, note: `Status: ${intent.status}. ${BOOKING_RULE}` };
           }
           case 'consultation': {
-            if (typeof args.booking_id !== 'string') throw new DomainError('invalid_request', 'consultation needs booking_id.');
+            if (typeof args.booking_id !== 'string') throw invalidRequest('consultation needs booking_id.', [{ pointer: '/booking_id', detail: 'is required when purpose is consultation' }]);
             const c = await consultations.getForUser(caller.access.userId, args.booking_id);
             if (!c) throw notFound('No consultation with this id is yours.');
             return { url: `${site}/consultations/${c.id}`, purpose, note: 'The person signs in to see it and download the calendar file.' };

@@ -435,6 +435,34 @@ for (const target of databaseTargets()) {
         assert.equal(retried.statusCode, 201, retried.body);
         assert.equal(retried.headers['idempotent-replayed'], undefined);
       });
+
+      it('a replay comes before the limit: after the 5th initiation of the hour, each Idempotency-Key still answers its stored outcome; a new one is 429', async () => {
+        const address = '192.0.2.60';
+        const first: Array<{ key: string; body: ReturnType<typeof slotBody>; answer: string; status: number }> = [];
+        // Four holds and one unavailable slot (404, stored too): five initiations, the hour's limit.
+        for (let i = 0; i < 5; i++) {
+          const body = i < 4 ? slotBody(lawyer, '2026-11-30', String(9 + i)) : slotBody(lawyer, '2026-11-30', '03');
+          const res = await initiate(ctx, body, { remoteAddress: address, idempotencyKey: `replay-${i}` });
+          first.push({ key: `replay-${i}`, body, answer: res.body, status: res.statusCode });
+        }
+        assert.deepEqual(first.map((f) => f.status), [201, 201, 201, 201, 404]);
+        const fresh = await initiate(ctx, slotBody(lawyer, '2026-11-30', '14'), { remoteAddress: address, idempotencyKey: 'replay-new' });
+        assert.equal(fresh.statusCode, 429, 'a new initiation is over the limit');
+        for (let round = 0; round < 3; round++) {
+          for (const f of first) {
+            const again = await initiate(ctx, f.body, { remoteAddress: address, idempotencyKey: f.key });
+            assert.equal(again.statusCode, f.status, `${f.key}: ${again.body}`);
+            assert.equal(again.body, f.answer, 'the stored answer, byte for byte');
+            assert.equal(again.headers['idempotent-replayed'], 'true');
+          }
+        }
+        // The same key with another body is still the 422 (a replay check, not a new initiation).
+        const reused = await initiate(ctx, slotBody(lawyer, '2026-11-30', '13'), { remoteAddress: address, idempotencyKey: 'replay-0' });
+        assert.equal(reused.statusCode, 422, reused.body);
+        // Without a key, or with a new one, still refused: replays did not open the window.
+        assert.equal((await initiate(ctx, slotBody(lawyer, '2026-11-30', '13'), { remoteAddress: address })).statusCode, 429);
+        assert.equal((await initiate(ctx, slotBody(lawyer, '2026-11-30', '13'), { remoteAddress: address, idempotencyKey: 'replay-new-2' })).statusCode, 429);
+      });
     });
 
     // ---------------------------------------------------------------------------------------

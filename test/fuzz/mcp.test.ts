@@ -207,4 +207,84 @@ describe('contract fuzzing: MCP tools (sqlite)', () => {
       fuzzParameters(200),
     );
   });
+
+  // Issue 17, item 4: a message nesting arrays or objects more than 32 levels deep, anywhere, is
+  // invalid params (-32602) answering its id, on the direct path (a canonical 2026-07-28 call) and
+  // through the SDK (a 2025-era call, or a changed envelope) alike; within the bound it reaches
+  // the tool. Never a 5xx, an internal error or an exception's text ("Maximum call stack").
+  it('raw JSON-RPC: nesting past 32 levels anywhere in a message is invalid params on both paths; within the bound it never is', async () => {
+    const mcpUrl = new URL(ctx.config.mcpUrl);
+    const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const PLACEHOLDER = '\u0000nest';
+    // How deep, and of what: 15,000 arrays (the issue's case) and 10,000 objects fit in 64 KiB.
+    const nesting = fc.constantFrom<'array' | 'object'>('array', 'object').chain((k) =>
+      fc.tuple(fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom(1_000, k === 'array' ? 15_000 : 10_000)), fc.constant(k)),
+    );
+    // Where the nested value goes, and the level its outermost container sits at (the body is level 1).
+    const place = fc.constantFrom<[string, number]>(['argument', 4], ['arguments', 3], ['meta', 4], ['params', 3]);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...tools.map((t) => t.name)), nesting, place, fc.constantFrom('2026-07-28', '2025-11-25'), fc.oneof(fc.integer(), fc.string({ maxLength: 8 })), async (name, [n, k], [where, at], era, id) => {
+        const params: Record<string, unknown> = { name, arguments: {}, _meta: META };
+        if (where === 'argument') params.arguments = { city: PLACEHOLDER };
+        else if (where === 'arguments') params.arguments = PLACEHOLDER;
+        else if (where === 'meta') params._meta = { ...META, x: PLACEHOLDER };
+        else params.extra = PLACEHOLDER;
+        // `n` containers: arrays, or objects nested under "a"; built as text (too deep to stringify here).
+        const nested = k === 'array' ? `${'['.repeat(n)}${']'.repeat(n)}` : `${'{"a":'.repeat(n - 1)}{}${'}'.repeat(n - 1)}`;
+        const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }).replace(JSON.stringify(PLACEHOLDER), nested);
+        const depth = at + n - 1;
+        const headers: Array<[string, string]> = [['content-type', 'application/json'], ['accept', 'application/json, text/event-stream'], ['mcp-protocol-version', era], ['authorization', `Bearer ${agent.accessToken}`]];
+        if (era === '2026-07-28') headers.push(['mcp-method', 'tools/call'], ['mcp-name', name]);
+        const res = await rawRequest(port, { method: 'POST', target: mcpUrl.pathname, host: mcpUrl.host, headers, body });
+        const found: string[] = [];
+        if (res.status === 0 || res.status >= 500) found.push(`status ${res.status}: ${res.text.slice(0, 300)}`);
+        if (/call stack|RangeError|-32603|"internal_error"/.test(res.text)) found.push(`an exception or internal error in the answer: ${res.text.slice(0, 300)}`);
+        const tooDeep = res.text.includes('more than 32 levels deep');
+        if (depth > 32) {
+          let answer: { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown } } = {};
+          try {
+            answer = JSON.parse(res.text) as typeof answer;
+          } catch {
+            found.push(`not JSON: ${res.text.slice(0, 300)}`);
+          }
+          if (res.status !== 200 || answer.error?.code !== -32602 || answer.id !== id || !tooDeep) found.push(`${depth} levels: expected invalid params answering id ${JSON.stringify(id)}, got ${res.status} ${res.text.slice(0, 300)}`);
+        } else if (tooDeep) {
+          found.push(`${depth} levels refused as too deep`);
+        }
+        tally.count('nesting', depth > 32 ? 'too deep' : 'within', found);
+        assertContract(`${era} ${name} ${where} ${k} × ${n} (${depth} levels)`, found);
+      }),
+      fuzzParameters(120),
+    );
+  });
+
+  // Issue 17, item 15: the Host must be MCP_URL's host, port included (a default port may be
+  // written out); anything else is 403 before the token or the message is looked at.
+  it('raw HTTP: a Host other than MCP_URL’s host and port is 403, whatever the message', async () => {
+    const mcpUrl = new URL(ctx.config.mcpUrl);
+    const allowed = new Set([mcpUrl.host, `${mcpUrl.hostname}:80`, mcpUrl.host.toUpperCase()]);
+    const host = fc.oneof(
+      fc.constantFrom(mcpUrl.host, `${mcpUrl.hostname}:80`, mcpUrl.host.toUpperCase()),
+      fc.integer({ min: 0, max: 65_535 }).filter((p) => p !== 80).map((p) => `${mcpUrl.hostname}:${p}`),
+      fc.constantFrom(`${mcpUrl.hostname}:`, `${mcpUrl.hostname}:080x`, `${mcpUrl.hostname}.`, `x.${mcpUrl.hostname}`, `user@${mcpUrl.hostname}`, `${mcpUrl.hostname}/mcp`, `${mcpUrl.hostname}:80:80`, '127.0.0.1', `127.0.0.1:${port}`, 'localhost', '[::1]', ''),
+    );
+    // A 2026-07-28 tools/call: canonical (the direct path's), or with client capabilities (the SDK's).
+    const message = fc.constantFrom({}, { roots: { listChanged: true } }).map((capabilities) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_cities', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } } }),
+    );
+    await fc.assert(
+      fc.asyncProperty(host, message, fc.boolean(), async (h, body, withToken) => {
+        const headers: Array<[string, string]> = [['content-type', 'application/json'], ['accept', 'application/json, text/event-stream'], ['mcp-protocol-version', '2026-07-28'], ['mcp-method', 'tools/call'], ['mcp-name', 'list_cities']];
+        if (withToken) headers.push(['authorization', `Bearer ${agent.accessToken}`]);
+        const res = await rawRequest(port, { method: 'POST', target: mcpUrl.pathname, host: h, headers, body });
+        const found: string[] = [];
+        const expected = allowed.has(h) ? (withToken ? 200 : 401) : 403;
+        if (res.status !== expected) found.push(`Host ${JSON.stringify(h)}: expected ${expected}, got ${res.status} ${res.text.slice(0, 200)}`);
+        if (!/^req_[0-9a-f]{32}$/.test(res.headers['x-request-id'] ?? '')) found.push(`X-Request-Id is ${JSON.stringify(res.headers['x-request-id'])}`);
+        tally.count('host', res.status, found);
+        assertContract(`Host ${JSON.stringify(h)}`, found);
+      }),
+      fuzzParameters(100),
+    );
+  });
 });

@@ -31,6 +31,15 @@ type Headers = Record<string, string | undefined>;
 interface Call {
   headers: Headers;
   body: unknown;
+  /** The body as sent, when it is not JSON.stringify(body) (nesting too deep to stringify here). */
+  text?: string;
+}
+
+/** The call with `arguments` replaced by `{"city": <levels nested arrays>}`, as text. */
+function deepArguments(call: Call, levels: number): Call {
+  const body = call.body as Record<string, unknown>;
+  const text = JSON.stringify({ ...body, params: { ...(body.params as object), arguments: '\u0000deep' } }).replace('"\\u0000deep"', `{"city":${'['.repeat(levels)}${']'.repeat(levels)}}`);
+  return { ...call, text };
 }
 
 function canonical(name: string, args: unknown, id: unknown = 1): Call {
@@ -50,6 +59,8 @@ function calls(lawyer: string): fc.Arbitrary<Call> {
     ['search_lawyers', { limit: 101 }],
     ['search_lawyers', { bogus: true }],
     ['search_lawyers', { city: 'atlantis' }],
+    ['search_lawyers', { city: 'atlantis', practice_area: 'dragons' }],
+    ['search_lawyers', { sort: 'cheapest' }],
     ['search_lawyers', { min_fee_eur: 'ten' }],
     ['search_lawyers', undefined],
     ['get_lawyer_profile', { lawyer_id: lawyer }],
@@ -60,7 +71,12 @@ function calls(lawyer: string): fc.Arbitrary<Call> {
     ['get_lawyer_availability', { lawyer_id: lawyer, start_date: '2026-11-25', end_date: '2026-11-24' }],
     ['find_earliest_slots', { lawyers: 2 }],
     ['list_practice_areas', {}],
+    ['list_practice_areas', { descriptions: true }],
     ['list_cities', {}],
+    ['list_cities', { include_empty: true, limit: 3 }],
+    ['get_lawyer_availability', { lawyer_id: lawyer, include_unavailable: true, max_slots: 2 }],
+    ['get_site_link', { purpose: 'pay' }],
+    ['get_site_link', { purpose: 'confirm_hold' }],
     ['suggest_practice_areas', { text: 'Quiero traer a mi familia' }],
     ['suggest_practice_areas', { text: '' }],
     ['get_my_account', {}],
@@ -93,6 +109,10 @@ function calls(lawyer: string): fc.Arbitrary<Call> {
       (c) => ({ ...c, body: { ...(c.body as Record<string, unknown>), params: { ...((c.body as Record<string, unknown>).params as object), extra: 1 } } }),
       (c) => ({ ...c, body: { ...(c.body as Record<string, unknown>), params: { ...((c.body as Record<string, unknown>).params as object), arguments: 'text' } } }),
       (c) => ({ ...c, body: { ...(c.body as Record<string, unknown>), params: { ...((c.body as Record<string, unknown>).params as object), arguments: [] } } }),
+      // Nesting at the bound (32 levels in all), past it, and far past it (item 4 of issue 17).
+      (c) => deepArguments(c, 28),
+      (c) => deepArguments(c, 29),
+      (c) => deepArguments(c, 15_000),
     ) },
   );
   const id = fc.oneof({ weight: 4, arbitrary: fc.oneof(fc.integer(), fc.string({ maxLength: 12 })) }, fc.constantFrom<unknown>(null, 1.5, true, {}, -0, 2 ** 53, ''));
@@ -122,7 +142,7 @@ function calls(lawyer: string): fc.Arbitrary<Call> {
 async function send(app: App, token: string, host: string, path: string, call: Call) {
   const headers: Record<string, string> = { host, authorization: `Bearer ${token}` };
   for (const [k, v] of Object.entries(call.headers)) if (v !== undefined) headers[k] = v;
-  const res = await app.fastify.inject({ method: 'POST', url: path, headers, payload: JSON.stringify(call.body) });
+  const res = await app.fastify.inject({ method: 'POST', url: path, headers, payload: call.text ?? JSON.stringify(call.body) });
   const { 'x-request-id': requestId, date: _date, ...rest } = res.headers;
   assert.match(String(requestId), /^req_/);
   return { status: res.statusCode, headers: rest, body: res.body };
@@ -196,12 +216,53 @@ for (const target of databaseTargets()) {
           const direct = await send(ctx.app, token, mcp().host, mcp().pathname, call);
           const sdk = await send(viaSdk, token, mcp().host, mcp().pathname, call);
           tried++;
-          assert.deepEqual(direct, sdk, JSON.stringify(call));
+          assert.deepEqual(direct, sdk, call.text?.slice(0, 500) ?? JSON.stringify(call));
           assert.ok(direct.status < 500, direct.body);
         }),
         { numRuns: runs, seed: Number(process.env.FUZZ_SEED ?? 20261124) },
       );
       assert.equal(tried, runs);
+    });
+
+    it('arguments nested 15,000 arrays deep (under 64 KiB) are invalid params on both paths, with the request’s id, never a 500 or an exception’s text', async () => {
+      const legacy = (call: Call): Call => ({ ...call, headers: { ...call.headers, 'mcp-protocol-version': '2025-11-25', 'mcp-method': undefined, 'mcp-name': undefined } });
+      const cases: Array<[Call, number, unknown]> = [
+        [deepArguments(canonical('search_lawyers', {}, 'deep-1'), 15_000), 200, 'deep-1'],
+        [deepArguments(canonical('list_cities', {}, 7), 15_000), 200, 7],
+        [legacy(deepArguments(canonical('get_lawyer_profile', {}, 8), 15_000)), 200, 8],
+        // Past the bound by one level (arguments at level 3: 3 + 30 = 33).
+        [deepArguments(canonical('search_lawyers', {}, 9), 30), 200, 9],
+        // No id to answer: a batch.
+        [{ ...canonical('search_lawyers', {}), text: `[${deepArguments(canonical('search_lawyers', {}), 15_000).text!}]` }, 400, null],
+      ];
+      for (const [call, status, id] of cases) {
+        assert.ok(Buffer.byteLength(call.text!) < 64 * 1024);
+        const direct = await send(ctx.app, reader, mcp().host, mcp().pathname, call);
+        const sdk = await send(viaSdk, reader, mcp().host, mcp().pathname, call);
+        assert.deepEqual(direct, sdk);
+        assert.equal(direct.status, status, direct.body);
+        assert.deepEqual(JSON.parse(direct.body), { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: the message nests arrays and objects more than 32 levels deep.' } });
+        assert.doesNotMatch(direct.body, /call stack|RangeError/i);
+      }
+      // At the bound (arguments at level 3: 3 + 29 = 32), the message reaches the tool's input schema.
+      const at = await send(ctx.app, reader, mcp().host, mcp().pathname, deepArguments(canonical('search_lawyers', {}, 10), 29));
+      assert.equal(at.status, 200);
+      assert.match(at.body, /"isError":true/);
+      assert.match(at.body, /city/);
+    });
+
+    it('a hold asked for again, and the refusal of a 4th waiting hold (hold_limit_reached, retry_after_seconds), are the same bytes on both paths', async () => {
+      const holder = (await connectedAgent(ctx, 'holder@example.com', 'directory:read slots:hold')).accessToken;
+      const slot = (hour: number) => ({ lawyer_id: lawyer, date: '2026-11-26', start_time: `${hour}:00:00`, end_time: `${hour + 1}:00:00` });
+      for (const hour of [10, 11, 12]) assert.equal((await send(ctx.app, holder, mcp().host, mcp().pathname, canonical('hold_consultation_slot', slot(hour)))).status, 200);
+      for (const call of [canonical('hold_consultation_slot', slot(10), 'again'), canonical('hold_consultation_slot', slot(13), 'fourth')]) {
+        const direct = await send(ctx.app, holder, mcp().host, mcp().pathname, call);
+        const sdk = await send(viaSdk, holder, mcp().host, mcp().pathname, call);
+        assert.deepEqual(direct, sdk);
+        assert.equal(direct.status, 200);
+      }
+      const fourth = await send(ctx.app, holder, mcp().host, mcp().pathname, canonical('hold_consultation_slot', slot(13)));
+      assert.match(fourth.body, /"code":"hold_limit_reached","message":"[^"]+","retry_after_seconds":\d+/);
     });
 
     it('recognises only the canonical form: the SDK client’s own calls, not a changed header, envelope or argument', async () => {

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import { createAjv } from '../../src/domain/validation.ts';
 import { jsonSchemaOf } from '../../src/mcp/schemas.ts';
 import { toolDefinitions } from '../../src/mcp/tools.ts';
@@ -107,7 +108,59 @@ for (const target of databaseTargets()) {
     it('invalid arguments are refused without running the tool', async () => {
       const bad = await modern.callTool({ name: 'get_lawyer_profile', arguments: { lawyer_id: 'not-a-uuid' } });
       assert.equal(bad.isError, true);
-      assert.match(JSON.stringify(bad.content), /uuid/);
+      assert.match(JSON.stringify(bad.content), /lawyer_id must be a UUID/);
+    });
+
+    it('every choice among fixed values is a JSON Schema enum, which the SDK’s validator accepts; a wrong value is refused naming the allowed ones', async () => {
+      const { tools } = await modern.listTools();
+      const validator = new AjvJsonSchemaValidator();
+      const enums: string[] = [];
+      for (const tool of tools) {
+        // No union of constants anywhere in the input schema: each is one enum.
+        const walk = (node: unknown, at: string): void => {
+          if (node === null || typeof node !== 'object') return;
+          const anyOf = (node as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+          assert.ok(!anyOf?.some((s) => 'const' in s), `${tool.name} ${at}: anyOf of const`);
+          if (Array.isArray((node as { enum?: unknown }).enum)) enums.push(`${tool.name}${at}`);
+          for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+        };
+        walk(tool.inputSchema, '');
+        // The official SDK's own validator compiles every input schema.
+        assert.equal(typeof validator.getValidator(tool.inputSchema as never), 'function', tool.name);
+      }
+      assert.deepEqual(enums.sort(), ['get_site_link/properties/purpose', 'search_lawyers/properties/sort']);
+      const sort = validator.getValidator<Record<string, unknown>>(tools.find((t) => t.name === 'search_lawyers')!.inputSchema as never);
+      assert.equal(sort({ sort: 'price_asc' }).valid, true);
+      assert.equal(sort({ sort: 'cheapest' }).valid, false);
+
+      const wrongSort = await modern.callTool({ name: 'search_lawyers', arguments: { sort: 'cheapest' } });
+      assert.equal(wrongSort.isError, true);
+      assert.match(JSON.stringify(wrongSort.content), /\/sort must be one of: rating, price_asc, price_desc, reviews/);
+      const wrongPurpose = await legacy.callTool({ name: 'get_site_link', arguments: { purpose: 'pay' } });
+      assert.match(JSON.stringify(wrongPurpose.content), /\/purpose must be one of: confirm_hold, consultation, my_consultations, connected_apps/);
+    });
+
+    it('a refusal carries its field errors, pointing to tools instead of REST paths; the REST API keeps its own pointers', async () => {
+      const search = await modern.callTool({ name: 'search_lawyers', arguments: { city: 'Atlantis', practice_area: 'dragons', language: 'Klingon' } });
+      assert.equal(errorCode(search), 'invalid_request');
+      const error = (search.structuredContent as { error: { message: string; errors: Array<{ argument: string; message: string }> } }).error;
+      assert.deepEqual(error.errors, [
+        { argument: 'city', message: 'unknown city "Atlantis"; valid values: call list_cities (slugs or names)' },
+        { argument: 'practice_area', message: 'unknown practice area "dragons"; valid values: call list_practice_areas, or suggest_practice_areas with the person\'s own words' },
+        { argument: 'language', message: 'unknown language "Klingon"; use an ISO 639-1 code such as "ar" or a language name such as "Arabic"' },
+      ]);
+      assert.doesNotMatch(JSON.stringify(search), /GET \/|\/api\/v1|\/query\//);
+      const range = await legacy.callTool({ name: 'get_lawyer_availability', arguments: { lawyer_id: lawyer, start_date: '2026-11-25', end_date: '2026-11-24' } });
+      assert.deepEqual((range.structuredContent as { error: { errors: unknown } }).error.errors, [{ argument: 'end_date', message: 'must not be before start_date (2026-11-25)' }]);
+      const link = await modern.callTool({ name: 'get_site_link', arguments: { purpose: 'confirm_hold' } });
+      assert.deepEqual((link.structuredContent as { error: { errors: unknown } }).error.errors, [{ argument: 'booking_intent_id', message: 'is required when purpose is confirm_hold' }]);
+
+      const rest = await ctx.app.fastify.inject({ url: '/api/v1/lawyers/search?city=Atlantis&practice_area=dragons' });
+      assert.equal(rest.statusCode, 400);
+      assert.deepEqual((rest.json() as { errors: unknown }).errors, [
+        { pointer: '/query/city', detail: 'unknown city "Atlantis"; valid slugs and names are listed by GET /api/v1/cities' },
+        { pointer: '/query/practice_area', detail: 'unknown practice area "dragons"; valid slugs are listed by GET /api/v1/practice-areas' },
+      ]);
     });
 
     it('keeps a fence-breaking bio and review fenced in every tool that returns them', async () => {
@@ -176,7 +229,7 @@ for (const target of databaseTargets()) {
           structured(await client.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-26', start_time: start, end_time: `${String(Number(start.slice(0, 2)) + 1).padStart(2, '0')}:00:00` } }));
         }
         const fourth = await client.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-26', start_time: '13:00:00', end_time: '14:00:00' } });
-        assert.equal(errorCode(fourth), 'rate_limited');
+        assert.equal(errorCode(fourth), 'hold_limit_reached');
         const taken = await modern.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-26', start_time: '09:00:00', end_time: '10:00:00' } });
         assert.equal(errorCode(taken), 'slot_unavailable');
       } finally {
@@ -256,6 +309,17 @@ for (const target of databaseTargets()) {
       assert.equal((await post({ host: 'attacker.example' })).statusCode, 403);
       assert.equal((await post({ host: 'consulta.test', origin: 'https://attacker.example' })).statusCode, 403);
       assert.equal((await post({ host: 'consulta.test', origin: 'http://consulta.test' })).statusCode, 200);
+    });
+
+    it('refuses the MCP host name on another port (another service rebound to it), and accepts the default port written out', async () => {
+      const post = (host: string) =>
+        ctx.app.fastify.inject({ method: 'POST', url: '/mcp', headers: { host, authorization: `Bearer ${agent.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } });
+      for (const host of ['consulta.test:8080', 'consulta.test:443', 'consulta.test:0', 'consulta.test:', 'x@consulta.test', 'consulta.test/mcp']) {
+        const res = await post(host);
+        assert.equal(res.statusCode, 403, host);
+        assert.match(res.body, /Host is not served here/, host);
+      }
+      for (const host of ['consulta.test', 'consulta.test:80', 'CONSULTA.test']) assert.equal((await post(host)).statusCode, 200, host);
     });
   });
 }

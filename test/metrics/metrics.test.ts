@@ -179,13 +179,13 @@ for (const target of databaseTargets()) {
           client!.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: lawyer, date: '2026-11-25', start_time: `${String(hour).padStart(2, '0')}:00:00`, end_time: `${String(hour + 1).padStart(2, '0')}:00:00` } });
         for (const hour of [9, 10, 11]) structured(await holdAt(hour));
         // A fourth pending hold for one person is refused (at most 3 wait for confirmation).
-        assert.equal(errorCode(await holdAt(12)), 'rate_limited');
+        assert.equal(errorCode(await holdAt(12)), 'hold_limit_reached');
         const now = await scrape(ctx);
         const delta = (name: string, labels: Record<string, string>) => count(now, name, labels) - count(before, name, labels);
         assert.equal(delta('consulta_mcp_tool_calls_total', { tool: 'list_cities', outcome: 'ok' }), 1);
         assert.equal(delta('consulta_mcp_tool_calls_total', { tool: 'get_booking_intent', outcome: 'not_found' }), 1);
         assert.equal(delta('consulta_mcp_tool_calls_total', { tool: 'hold_consultation_slot', outcome: 'ok' }), 3);
-        assert.equal(delta('consulta_mcp_tool_calls_total', { tool: 'hold_consultation_slot', outcome: 'rate_limited' }), 1);
+        assert.equal(delta('consulta_mcp_tool_calls_total', { tool: 'hold_consultation_slot', outcome: 'hold_limit_reached' }), 1);
         assert.equal(delta('consulta_holds_created_total', { source: 'ai_agent' }), 3);
         assert.equal(delta('consulta_rate_limit_refusals_total', { limit: 'pending_holds_per_person' }), 1);
       } finally {

@@ -488,7 +488,7 @@ for (const target of databaseTargets()) {
           client.callTool({ name: 'hold_consultation_slot', arguments: { lawyer_id: strictLawyer, date, start_time: `${String(hour).padStart(2, '0')}:00:00`, end_time: `${String(hour + 1).padStart(2, '0')}:00:00` } });
         try {
           for (const h of [13, 14, 15]) structured(await hold('2026-11-25', h));
-          assert.equal(errorCode(await hold('2026-11-25', 16)), 'rate_limited', 'the 4th pending hold');
+          assert.equal(errorCode(await hold('2026-11-25', 16)), 'hold_limit_reached', 'the 4th pending hold');
           strict.clock.advance(16 * 60_000); // the three lapse
           structured(await hold('2026-11-25', 16)); // the 5th attempt (a refused one counts, as on the API)
           strict.clock.advance(16 * 60_000); // nothing pending any more

@@ -27,6 +27,12 @@ export interface RouteAccess {
    * expired or suspended keys, so an agent can find out why it is refused. They have their own limit.
    */
   diagnostic?: boolean;
+  /**
+   * Replays come before limits: an anonymous caller over its limit who sends an Idempotency-Key
+   * is let through to the route, which answers a stored outcome for that key or else refuses with
+   * the limit's error (issue 17: a retry after the hourly limit got 429 instead of its hold).
+   */
+  replayBeforeLimit?: boolean;
 }
 
 export interface KeyLookup {

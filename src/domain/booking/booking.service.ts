@@ -106,7 +106,11 @@ export interface SlotRequest {
   end_time: string;
 }
 
-export type HoldOutcome = { kind: 'held'; response: InitiateResponse; replayed: boolean } | { kind: 'unavailable' };
+export type HoldOutcome =
+  | { kind: 'held'; response: InitiateResponse; replayed: boolean }
+  | { kind: 'unavailable' }
+  /** MAX_PENDING_HOLDS_PER_USER holds are waiting for the person: none more until one is confirmed or expires. */
+  | { kind: 'pending_limit'; message: string; retryAfterSeconds: number };
 
 /**
  * Whether `userId` may confirm (and pay) this intent. An intent held by an AI app for a person
@@ -124,6 +128,16 @@ export function mayConfirm(intent: Pick<BookingIntentTable, 'held_for_user_id'>,
  */
 class IdempotencyClaimLost extends Error {}
 
+/** Thrown inside the hold's transaction (which rolls back) when the person has too many holds waiting. */
+class PendingHoldsLimit extends Error {
+  constructor(
+    readonly pending: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('pending holds limit');
+  }
+}
+
 async function complete(db: Executor, idem: Idem | null, outcome: StoredOutcome): Promise<void> {
   if (!idem) return;
   const stored = await completeIdempotencyKey(db, idem.scope, idem.key, { status: outcome.status, body: outcome.body, headers: JSON.stringify(outcome.headers) });
@@ -137,14 +151,23 @@ export class BookingService {
     this.metrics = deps.metrics ?? noMetrics;
   }
 
-  /** POST /bookings/initiate. `body` is schema-valid. */
-  async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined): Promise<InitiateOutcome> {
-    if (idempotencyKey === undefined) return { ...(await this.execute(caller, body, null)), replayed: false };
+  /**
+   * POST /bookings/initiate. `body` is schema-valid. `admitNew` applies the caller's limits on new
+   * initiations (the anonymous hourly one): replays come before limits, so it runs only once the
+   * request is known not to replay a stored outcome, and a retry after the limit still gets its
+   * answer.
+   */
+  async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined, admitNew: () => void | Promise<void> = () => {}): Promise<InitiateOutcome> {
+    if (idempotencyKey === undefined) {
+      await admitNew();
+      return { ...(await this.execute(caller, body, null)), replayed: false };
+    }
     const scope = caller.kind === 'key' ? `key:${caller.key.id}` : `ip:${caller.ip}`;
     const print = fingerprint('POST', '/bookings/initiate', body);
     const claim = await this.deps.idempotency.claim(scope, idempotencyKey, print);
     if (claim.kind === 'replay') return { ...claim.outcome, replayed: true };
     try {
+      await admitNew();
       return { ...(await this.execute(caller, body, { scope, key: idempotencyKey })), replayed: false };
     } catch (err) {
       if (err instanceof IdempotencyClaimLost) {
@@ -163,13 +186,25 @@ export class BookingService {
    * A hold made by an AI app for a signed-in person (MCP `hold_consultation_slot`): every check of
    * an initiation, owned by that person (only they may confirm it), `source: ai_agent` with the
    * app's name. Idempotent per person and slot: asking again for a slot the person already holds
-   * answers that same hold. At most MAX_PENDING_HOLDS_PER_USER pending holds per person.
+   * answers that same hold, before any limit (`admitNew`, the hourly one, runs only for a new
+   * hold; then at most MAX_PENDING_HOLDS_PER_USER pending holds per person).
    */
-  async holdForUser(holder: Holder, ip: string, slot: SlotRequest): Promise<HoldOutcome> {
+  async holdForUser(holder: Holder, ip: string, slot: SlotRequest, admitNew: () => void | Promise<void> = () => {}): Promise<HoldOutcome> {
     const requested: InitiateBody = { ...slot, lawyer_id: slot.lawyer_id.toLowerCase(), source: 'ai_agent', agent_name: holder.clientName.slice(0, 100) };
     const existing = await this.ownHold(holder.userId, requested);
     if (existing) return { kind: 'held', response: existing, replayed: true };
-    const outcome = await this.execute({ kind: 'anonymous', ip }, requested, null, holder);
+    await admitNew();
+    let outcome: StoredOutcome;
+    try {
+      outcome = await this.execute({ kind: 'anonymous', ip }, requested, null, holder);
+    } catch (err) {
+      if (!(err instanceof PendingHoldsLimit)) throw err;
+      return {
+        kind: 'pending_limit',
+        message: `This person already has ${err.pending} holds waiting for confirmation, the most allowed at once (${MAX_PENDING_HOLDS_PER_USER}). They confirm and pay one at its link, or one expires; then hold again.`,
+        retryAfterSeconds: err.retryAfterSeconds,
+      };
+    }
     if (outcome.status === 201) return { kind: 'held', response: JSON.parse(outcome.body) as InitiateResponse, replayed: false };
     // Lost the slot to a concurrent request: it may have been this person's own (a retried call).
     const mine = await this.ownHold(holder.userId, requested);
@@ -395,13 +430,7 @@ export class BookingService {
         const pending = await pendingIntentsOfUser(trx, holder.userId, nowIso);
         if (pending.count >= MAX_PENDING_HOLDS_PER_USER) {
           this.metrics.rateLimitRefused('pending_holds_per_person');
-          const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
-          throw new DomainError(
-            'rate_limited',
-            `You already hold ${pending.count} consultation times that are waiting for confirmation, the most allowed at once (${MAX_PENDING_HOLDS_PER_USER}). Confirm and pay one at its link, or wait until one expires.`,
-            undefined,
-            { 'retry-after': String(retryAfter) },
-          );
+          throw new PendingHoldsLimit(pending.count, Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000)));
         }
       }
       if (caller.kind === 'key') {

@@ -28,7 +28,7 @@ import type {
 import { invalidRequest, notFound, type FieldError } from '../errors.ts';
 import { sanitizeShortText, type Fencer } from './fence.ts';
 import { resolveLanguage } from './languages.ts';
-import { isFresh, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
+import { isFresh, type CityEntry, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
 import {
   availabilityValidThrough,
   isBookable,
@@ -64,11 +64,29 @@ const SUMMARY_ANSWER_BYTES = 1_500;
 const SLOT_BYTES = 500;
 
 export class DirectoryService {
+  /** Each version of the reference data's cities in cities()' order, sorted once. */
+  private readonly citiesByCount = new WeakMap<ReferenceData, CityEntry[]>();
+
   constructor(private readonly deps: DirectoryServiceDeps) {}
 
   /** Reference data (provinces, cities, practice areas) at the current directory version. */
   reference(): Promise<ReferenceData> {
     return this.deps.cache.current();
+  }
+
+  /**
+   * Cities for someone choosing where to look: those with listed lawyers (every city with
+   * `includeEmpty`), most lawyers first, then by name; the first `limit`, and how many match.
+   */
+  async cities(options: { includeEmpty: boolean; limit: number }): Promise<{ cities: CityEntry[]; total: number }> {
+    const ref = await this.deps.cache.current();
+    let ordered = this.citiesByCount.get(ref);
+    if (!ordered) {
+      ordered = [...ref.cities].sort((a, b) => b.lawyer_count - a.lawyer_count || a.name.localeCompare(b.name, 'es') || (a.slug < b.slug ? -1 : 1));
+      this.citiesByCount.set(ref, ordered);
+    }
+    const matching = options.includeEmpty ? ordered.length : ordered.findLastIndex((c) => c.lawyer_count > 0) + 1;
+    return { cities: ordered.slice(0, Math.min(matching, options.limit)), total: matching };
   }
 
   async search(query: SearchQuery): Promise<SearchResponse> {
@@ -281,12 +299,12 @@ export class DirectoryService {
     const filters: LawyerFilters = {};
     if (query.city !== undefined) {
       const slug = ref.resolveCity(query.city);
-      if (slug === undefined) errors.push({ pointer: '/query/city', detail: `unknown city "${query.city}"; valid slugs and names are listed by GET /api/v1/cities` });
+      if (slug === undefined) errors.push({ pointer: '/query/city', detail: `unknown city "${query.city}"`, see: 'cities' });
       else filters.citySlug = slug;
     }
     if (query.practice_area !== undefined) {
       const areas = ref.expandPracticeArea(query.practice_area);
-      if (areas === undefined) errors.push({ pointer: '/query/practice_area', detail: `unknown practice area "${query.practice_area}"; valid slugs are listed by GET /api/v1/practice-areas` });
+      if (areas === undefined) errors.push({ pointer: '/query/practice_area', detail: `unknown practice area "${query.practice_area}"`, see: 'practice_areas' });
       else filters.areaSlugs = [...areas];
     }
     if (query.language !== undefined) {

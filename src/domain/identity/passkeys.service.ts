@@ -53,6 +53,7 @@ import type { PasskeyTable } from '../../db/schema.ts';
 import { HOUR_MS } from '../access/limits.ts';
 import { admitOrThrow, type RateLimitStore, type WindowRule } from '../access/rate-limit.ts';
 import { DomainError } from '../errors.ts';
+import { exceedsJsonDepth } from '../validation.ts';
 import { STEP_UP_WINDOW_MS, type SessionService } from './session.service.ts';
 
 /** How long a ceremony's challenge may be answered. */
@@ -148,7 +149,9 @@ export function parseCredentialJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (value.length > 12_000) return null;
   try {
-    return JSON.parse(value) as unknown;
+    const parsed = JSON.parse(value) as unknown;
+    // As every JSON body: nested too deeply is not an answer (validation.ts, MAX_JSON_DEPTH).
+    return exceedsJsonDepth(parsed) ? null : parsed;
   } catch {
     return null;
   }

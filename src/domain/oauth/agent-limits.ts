@@ -27,11 +27,14 @@ export interface AgentLimitsDeps {
 export class AgentLimits {
   private readonly callRules: readonly WindowRule[];
   private readonly holdRules: readonly WindowRule[];
+  private readonly holdMessage: string;
 
   constructor(private readonly deps: AgentLimitsDeps) {
     const scale = (rules: readonly WindowRule[]) => rules.map((r) => ({ ...r, limit: r.limit * deps.multiplier }));
     this.callRules = scale(TOOL_CALL_RULES);
     this.holdRules = scale(HOLD_RULES);
+    // Worded apart from the limit on holds waiting for confirmation (BookingService), which has its own code.
+    this.holdMessage = `This person's apps have made ${this.holdRules[0]!.limit} new holds this hour, the most allowed an hour. Hold again after retry_after_seconds; asking again for a time already held still answers that hold.`;
   }
 
   /** Counts one tool call of `clientId` for `userId`; throws rate_limited beyond the limits. */
@@ -39,9 +42,9 @@ export class AgentLimits {
     return this.admit(`mcp:call:${userId}:${clientId}`, this.callRules, 'Too many tool calls from this app for this person; slow down.');
   }
 
-  /** Counts one hold for `userId` (whatever the app); throws rate_limited beyond the limit. */
+  /** Counts one new hold for `userId` (whatever the app; a replayed hold is not one); throws rate_limited beyond the limit. */
   admitHold(userId: string): Promise<void> {
-    return this.admit(`mcp:hold:${userId}`, this.holdRules, 'Too many holds for this person this hour; confirm one, or wait.');
+    return this.admit(`mcp:hold:${userId}`, this.holdRules, this.holdMessage);
   }
 
   private admit(bucket: string, rules: readonly WindowRule[], message: string): Promise<void> {

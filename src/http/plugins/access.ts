@@ -12,6 +12,8 @@ import type { DomainError, ErrorCode } from '../../domain/errors.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
+    /** The rate-limit refusal a route with `replayBeforeLimit` applies once the request is not a replay. */
+    limitRefusal: DomainError | null;
     /** The problem code sent, for the request log. */
     errorCode: ErrorCode | null;
   }
@@ -37,6 +39,7 @@ function routeAccess(request: FastifyRequest): RouteAccess {
 export function registerAccess(app: FastifyInstance, { prefix, access, requestLog, clock }: AccessPluginOptions): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('limitRefusal', null);
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return;
@@ -48,6 +51,10 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
     } catch (err) {
       const windows = (err as DomainError & { windows?: WindowState[] }).windows;
       if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
+      if (route.replayBeforeLimit && request.caller?.kind === 'anonymous' && (err as DomainError).code === 'rate_limited' && request.headers['idempotency-key'] !== undefined) {
+        request.limitRefusal = err as DomainError;
+        return;
+      }
       throw err;
     }
   });

@@ -22,7 +22,7 @@ const callerOf = (request: FastifyRequest): Caller => request.caller!;
 
 export const bookingRoutes: FastifyPluginAsyncTypebox<BookingRoutesOptions> = async (app, { booking }) => {
   app.post('/bookings/initiate', {
-    config: { access: { scope: 'bookings:initiate', anonymousGroup: 'initiate' } },
+    config: { access: { scope: 'bookings:initiate', anonymousGroup: 'initiate', replayBeforeLimit: true } },
     schema: {
       operationId: 'initiateBooking',
       tags: ['Bookings'],
@@ -41,7 +41,11 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<BookingRoutesOptions> = as
       },
     },
     handler: async (request, reply) => {
-      const outcome = await booking.initiate(callerOf(request), request.body, request.headers['idempotency-key']);
+      // Over the hourly limit with an Idempotency-Key: the stored outcome if it is a replay, else the 429.
+      const refusal = request.limitRefusal;
+      const outcome = await booking.initiate(callerOf(request), request.body, request.headers['idempotency-key'], () => {
+        if (refusal) throw refusal;
+      });
       // The stored bytes are sent as they are (already serialised), so a replay is byte-identical.
       const raw = reply as unknown as FastifyReply;
       raw.code(outcome.status).headers(outcome.headers).type('application/json; charset=utf-8');
