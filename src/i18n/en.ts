@@ -26,6 +26,9 @@ export const en = {
     reference: (id: string) => `If you contact us, quote this reference: ${id}`,
     notFoundTitle: 'Page not found',
     notFound: 'We could not find this page. The link may be mistyped, or what it pointed to no longer exists.',
+    // An address that exists for another method: a form's address opened as a page (405).
+    methodNotAllowedTitle: 'This address does not work this way',
+    methodNotAllowed: 'The address exists, but not for what your browser asked of it: a form\'s address cannot be opened as a page, for example. Go back to the page you came from and try again, or start from the home page.',
     badRequestTitle: 'Something in the request was not right',
     badRequest: 'Go back, check what you entered and try again.',
     tooLarge: 'What you sent is larger than we accept.',

@@ -24,6 +24,8 @@ export const es: Messages = {
     reference: (id: string) => `Si nos escribes, indica esta referencia: ${id}`,
     notFoundTitle: 'Página no encontrada',
     notFound: 'No encontramos esta página. Puede que el enlace esté mal escrito o que lo que enlazaba ya no exista.',
+    methodNotAllowedTitle: 'Esta dirección no funciona así',
+    methodNotAllowed: 'La dirección existe, pero no para lo que tu navegador le ha pedido: la dirección de un formulario no se puede abrir como página, por ejemplo. Vuelve a la página de la que venías e inténtalo de nuevo, o empieza desde la página de inicio.',
     badRequestTitle: 'Algo en la petición no era correcto',
     badRequest: 'Vuelve atrás, revisa lo que has escrito e inténtalo de nuevo.',
     tooLarge: 'Lo que has enviado es más grande de lo que aceptamos.',
