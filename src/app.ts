@@ -30,8 +30,9 @@ import { DirectoryCache } from './domain/directory/reference.service.ts';
 import { createAjv } from './domain/validation.ts';
 import { DEPRECATED_ROUTES, registerDeprecations, type DeprecatedRoute } from './http/plugins/deprecation.ts';
 import { registerAccess } from './http/plugins/access.ts';
-import { clientErrorHandler, frameworkErrorHandler, registerProblemHandlers } from './http/problem.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerProblemHandlers, registerUnrouted, sendUnrouted } from './http/problem.ts';
 import { depthBoundedJson } from './http/json-body.ts';
+import { RouteMethods } from './http/allowed-methods.ts';
 import { bookingRoutes } from './http/routes/booking.routes.ts';
 import { keyRoutes } from './http/routes/key.routes.ts';
 import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
@@ -42,7 +43,7 @@ import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
 import { confirmArea } from './site/booking/confirm.routes.ts';
 import { ConsultationsService } from './domain/booking/consultations.service.ts';
-import { badRequestPage, notFoundPage, siteCookies, sitePlugin } from './site/plugin.ts';
+import { badRequestPage, siteCookies, sitePlugin } from './site/plugin.ts';
 import { accountArea } from './site/account/account.routes.ts';
 import { SessionService } from './domain/identity/session.service.ts';
 import { SignInService } from './domain/identity/sign-in.service.ts';
@@ -150,6 +151,7 @@ const EXPOSED_HEADERS = [
   'Sunset',
   'Link',
   'ETag',
+  'Allow',
 ];
 
 /**
@@ -262,9 +264,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   const routes: Array<{ method: string; url: string; hidden: boolean }> = [];
+  // What a path is served with, for the 405s of requests no route took (RFC 9110 §15.5.6).
+  const routeMethods = new RouteMethods();
   fastify.addHook('onRoute', (route) => {
     const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method, url: route.url, hidden });
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      routes.push({ method, url: route.url, hidden });
+      routeMethods.add(method, route.url);
+    }
   });
 
   // Metrics only when something can read them: otherwise no hook runs and nothing is counted.
@@ -272,7 +279,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   metrics?.instrument(fastify);
   metrics?.providerSeries(config.paymentProvider);
 
-  registerProblemHandlers(fastify, config.siteUrl, { htmlNotFound: notFoundPage(config), apiPrefix: API_PREFIX });
+  // Errors are problem documents; requests no route took are answered by the API (below) and the
+  // site (its not-found handler: pages for people, problems for scripts).
+  registerProblemHandlers(fastify, config.siteUrl);
   registerDeprecations(fastify, deps.deprecatedRoutes ?? DEPRECATED_ROUTES);
 
   const store = deps.limiter ?? createRateLimitStore({ redisUrl: config.redisUrl });
@@ -344,6 +353,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await fastify.register(
     async (api) => {
+      // No route for the path: 404, or 405 with Allow when the path exists for other methods.
+      await registerUnrouted(api, (_request, reply) => sendUnrouted(reply, config.siteUrl, routeMethods));
       // CORS preflight, for any API path (the request hook adds the allow-origin header).
       api.options('/*', { schema: { hide: true } }, async (_request, reply) => reply.code(204).headers(PREFLIGHT_HEADERS).send());
       await api.register(lawyerRoutes, { directory });
@@ -390,6 +401,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(sitePlugin, {
     config,
     sessions,
+    routes: routeMethods,
     areas: [
       homeArea(directory),
       lawyerArea({ directory, booking, access }),

@@ -99,6 +99,15 @@ function withSqlite<T>(file: string, fn: (db: SQLite.Database) => T): T {
   }
 }
 
+function withWritableSqlite<T>(file: string, fn: (db: SQLite.Database) => T): T {
+  const db = new SQLite(file);
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
 const lawyerCount = (file: string) => withSqlite(file, (db) => (db.prepare('select count(*) as n from lawyers').get() as { n: number }).n);
 
 function writeJsonl(name: string, lines: string[]): string {
@@ -436,6 +445,127 @@ describe('consulta start', () => {
         assert.equal(await stop(server), 0);
       }
     }
+  });
+});
+
+describe('a command that reads data refuses a database that does not exist (SQLite)', { concurrency: 4 }, () => {
+  // Every command that reads or changes what a server holds; none of them may create a database.
+  const readers: string[][] = [
+    ['mail', 'show', '--last'],
+    ['mail', 'list'],
+    ['keys', 'list'],
+    ['keys', 'create', '--owner', 'ana@example.com'],
+    ['firms', 'members', 'bufete-sol'],
+    ['webhooks', 'list'],
+    ['requests', 'show', 'req_00000000000000000000000000000000'],
+    ['operators', 'list'],
+    ['lawyers', 'list'],
+    ['oauth', 'clients'],
+  ];
+  for (const args of readers) {
+    it(`${args.join(' ')}: exit 1, names the file it looked for, creates nothing`, async () => {
+      const dir = path.join(tmpDir, `missing-${randomUUID()}`);
+      const file = path.join(dir, 'consulta.db');
+      const r = await run(args, { DATABASE_URL: `sqlite:${file}` });
+      assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
+      assert.ok(r.stderr.includes(`no Consulta database at sqlite:${file} (no such file)`), r.stderr);
+      assert.match(r.stderr, /Point DATABASE_URL at the database the server uses/);
+      assert.match(r.stderr, /`consulta migrate` to create a new, empty one/);
+      assert.doesNotMatch(r.stdout, /no mail/i);
+      assert.equal(fs.existsSync(file), false, 'no database file was created');
+      assert.equal(fs.existsSync(dir), false, 'nor its directory');
+    });
+  }
+
+  it('the default DATABASE_URL is named as the absolute path it resolves to; --json adds an error document', async () => {
+    const cwd = fs.mkdtempSync(path.join(tmpDir, 'elsewhere-'));
+    const r = await new Promise<RunResult>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'mail', 'show', '--last', '--json'], { cwd, env: { ...BASE_ENV, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.once('error', reject);
+      child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const where = `sqlite:${path.join(cwd, 'data', 'consulta.db')}`;
+    assert.ok(r.stderr.includes(where), r.stderr);
+    assert.deepEqual(parseJson(r), { error: { code: 'no_database', detail: `no Consulta database at ${where} (no such file). \`consulta mail\` reads an existing database and creates none.`, database: where } });
+    assert.equal(fs.existsSync(path.join(cwd, 'data')), false);
+  });
+
+  it('a file that is not a Consulta database is refused too; after migrate the same command answers', async () => {
+    const { file, env } = freshDb();
+    withWritableSqlite(file, (db) => db.exec('create table notes (x text)'));
+    const refused = await run(['mail', 'list'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /no Consulta schema \(no kysely_migration table\)/);
+    assert.equal(withSqlite(file, (db) => db.prepare("select count(*) as n from sqlite_master where name = 'mail_outbox'").get() as { n: number }).n, 0, 'nothing was migrated into it');
+    const fresh = freshDb();
+    assert.equal((await run(['migrate'], fresh.env)).code, 0);
+    // An existing, empty outbox: the ordinary answer (exit 1 "no mail"), not a refusal.
+    const empty = await run(['mail', 'show', '--last'], fresh.env);
+    assert.match(empty.stderr, /no mail in the outbox/);
+    assert.doesNotMatch(empty.stderr, /no Consulta database/);
+  });
+
+  it('start, serve, migrate, seed and import create the database they are pointed at', async () => {
+    const migrated = freshDb();
+    assert.equal((await run(['migrate'], migrated.env)).code, 0);
+    assert.ok(fs.existsSync(migrated.file));
+    const seeded = freshDb();
+    assert.equal((await run(['seed', '--lawyers', '2'], seeded.env)).code, 0);
+    assert.equal(lawyerCount(seeded.file), 2);
+    const imported = freshDb();
+    const input = writeJsonl(`create-${randomUUID()}.jsonl`, [JSON.stringify(lawyerRecord())]);
+    assert.equal((await run(['import', input], imported.env)).code, 0);
+    assert.equal(lawyerCount(imported.file), 1);
+  });
+});
+
+describe('a command that reads data refuses a PostgreSQL database without our schema', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
+  const adminUrl = process.env.TEST_DATABASE_URL ?? '';
+  const name = `consulta_cli_empty_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const urlOf = (db: string) => {
+    const url = new URL(adminUrl);
+    url.pathname = `/${db}`;
+    // A password in the URL must never be printed (trust authentication ignores it).
+    url.password = 'not-to-be-printed';
+    return url.toString();
+  };
+  const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  };
+  before(() => admin((c) => c.query(`create database ${name}`)));
+  after(() => admin((c) => c.query(`drop database if exists ${name} with (force)`)));
+
+  it('an empty database (no migrations table): exit 1, named without its password, left empty', async () => {
+    const r = await run(['mail', 'show', '--last'], { DATABASE_URL: urlOf(name) });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, new RegExp(`no Consulta database at postgres://postgres:\\*\\*\\*@[^ ]+/${name} \\(the database has no Consulta schema \\(no kysely_migration table\\)\\)`));
+    assert.doesNotMatch(r.stderr + r.stdout, /not-to-be-printed/);
+    const client = new pg.Client({ connectionString: urlOf(name) });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string }>("select count(*) as n from information_schema.tables where table_schema = 'public'");
+      assert.equal(Number(rows[0]!.n), 0, 'no table was created');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a database that does not exist: exit 1, says so', async () => {
+    const r = await run(['keys', 'list', '--json'], { DATABASE_URL: urlOf(`${name}_nope`) });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /does not exist/);
+    assert.equal((parseJson(r).error as { code: string }).code, 'no_database');
   });
 });
 

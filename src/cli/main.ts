@@ -7,6 +7,7 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
+import { describeDatabaseUrl, missingDatabaseReason } from '../db/existing.ts';
 import { countLawyers } from '../db/repositories/lawyer.repository.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { seedDemoDirectory } from '../domain/demo/seed.service.ts';
@@ -81,6 +82,9 @@ Usage: consulta <command> [options]   (every command accepts --json)
                               AI apps connected to the MCP server (docs/mcp.md): the
                               clients, who granted what; revoking ends a grant's tokens
 
+start, serve, migrate, seed and import create the database DATABASE_URL names if it does
+not exist; every other command needs it to exist already (it refuses, naming it).
+
 Configuration comes from the environment (see README): DATABASE_URL, PORT, …`;
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -105,6 +109,30 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
   } finally {
     await database.close();
   }
+}
+
+/**
+ * For commands that read or change what a server holds (keys, firms, webhooks, mail, requests,
+ * operators, lawyers, oauth): the database must exist already. Run against a DATABASE_URL that
+ * names nothing (another directory, a shell without the server's settings) they used to create an
+ * empty database and answer from it ("no mail"); now they refuse, name the database they looked
+ * at and say how to point at the right one (exit 1). An existing database is brought up to date.
+ */
+async function withExistingDatabase(config: Config, command: string, json: boolean, fn: (db: Database) => Promise<number>): Promise<number> {
+  const reason = await missingDatabaseReason(config.databaseUrl);
+  if (reason !== null) {
+    const where = describeDatabaseUrl(config.databaseUrl);
+    const detail = `no Consulta database at ${where} (${reason}). \`consulta ${command}\` reads an existing database and creates none.`;
+    const how =
+      'Point DATABASE_URL at the database the server uses (the value `consulta serve` runs with; the default, sqlite:data/consulta.db, is relative to the directory you run in), or run `consulta migrate` to create a new, empty one.';
+    if (json) out(true, { error: { code: 'no_database', detail, database: where } }, '');
+    process.stderr.write(`consulta: ${detail}\n  ${how}\n`);
+    return 1;
+  }
+  return withDatabase(config, async (database) => {
+    await migrateToLatest(database);
+    return fn(database);
+  });
 }
 
 async function seed(config: Config, database: Database, flags: Flags, json: boolean, lawyers: number): Promise<void> {
@@ -213,51 +241,35 @@ export async function run(argv: string[]): Promise<number> {
     case 'keys':
     case 'firms': {
       const runAccess = command === 'keys' ? runKeysCommand : runFirmsCommand;
-      return withDatabase(config, async (database) => {
-        await migrateToLatest(database);
-        return runAccess({ config, database, args, flags, json });
-      });
+      return withExistingDatabase(config, command, json, (database) => runAccess({ config, database, args, flags, json }));
     }
     case 'webhooks':
-      return withDatabase(config, async (database) => {
-        await migrateToLatest(database);
-        return runWebhooksCommand({ config, database, args, flags, json });
-      });
+      return withExistingDatabase(config, command, json, (database) => runWebhooksCommand({ config, database, args, flags, json }));
     case 'operators':
     case 'lawyers': {
       const runOperator = command === 'operators' ? runOperatorsCommand : runLawyersCommand;
-      return withDatabase(config, async (database) => {
-        await migrateToLatest(database);
-        return runOperator({ config, database, args, flags, json });
-      });
+      return withExistingDatabase(config, command, json, (database) => runOperator({ config, database, args, flags, json }));
     }
     case 'oauth':
-      return withDatabase(config, async (database) => {
-        await migrateToLatest(database);
-        return runOAuthCommand({ config, database, args, flags, json });
-      });
+      return withExistingDatabase(config, command, json, (database) => runOAuthCommand({ config, database, args, flags, json }));
     case 'mail':
-      return withDatabase(config, async (database) => {
-        await migrateToLatest(database);
-        return runMailCommand({ config, database, args, flags, json });
-      });
+      return withExistingDatabase(config, command, json, (database) => runMailCommand({ config, database, args, flags, json }));
     case 'backup':
       // No migration: a backup taken before an upgrade must be the database as it was.
       return runBackupCommand({ config, args, flags, json });
     case 'requests': {
       const [sub, requestId] = args;
       if (sub !== 'show' || !requestId) throw new UsageError('usage: consulta requests show REQUEST_ID');
-      const entry = await withDatabase(config, async (database) => {
-        await migrateToLatest(database);
-        return findLoggedRequest(database, requestId);
+      return withExistingDatabase(config, command, json, async (database) => {
+        const entry = await findLoggedRequest(database, requestId);
+        if (!entry) {
+          if (json) out(true, { error: { code: 'not_found', detail: `no request ${requestId} in the log` } }, '');
+          else process.stderr.write(`consulta: no request ${requestId} in the log (entries are kept ${config.requestLogRetentionDays} days)\n`);
+          return 1;
+        }
+        out(json, entry, Object.entries(entry).map(([k, v]) => `${k.padEnd(12)} ${v === null ? '-' : String(v)}`).join('\n'));
+        return 0;
       });
-      if (!entry) {
-        if (json) out(true, { error: { code: 'not_found', detail: `no request ${requestId} in the log` } }, '');
-        else process.stderr.write(`consulta: no request ${requestId} in the log (entries are kept ${config.requestLogRetentionDays} days)\n`);
-        return 1;
-      }
-      out(json, entry, Object.entries(entry).map(([k, v]) => `${k.padEnd(12)} ${v === null ? '-' : String(v)}`).join('\n'));
-      return 0;
     }
     case 'start':
     case 'serve': {

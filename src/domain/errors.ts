@@ -67,6 +67,12 @@ export const ERROR_CODES = {
     description: 'The lawyer, booking intent or route does not exist, or is not visible to the caller (lawyers that are not verified and publicly listed are never shown).',
     resolution: 'Check the identifier; search again to obtain current lawyer ids.',
   },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but does not accept this HTTP method (for example `DELETE /api/v1/lawyers/search`, or `GET` on `/api/v1/bookings/initiate`). The `Allow` header lists the methods the path accepts (RFC 9110 §15.5.6), derived from the routes the service serves.',
+    resolution: 'Send the request with one of the methods in `Allow`; the API reference lists each path\'s operations. Retrying unchanged does not help.',
+  },
   payload_too_large: {
     status: 413,
     title: 'Payload too large',

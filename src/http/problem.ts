@@ -72,15 +72,14 @@ const VALIDATION_NOUN: Record<string, [string, string]> = {
   '/headers': ['header', 'headers'],
 };
 
-export interface ProblemHandlerOptions {
-  /** The site's 404 page, for people: paths outside the API whose client accepts HTML. */
-  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-  apiPrefix?: string;
+/** Maps anything thrown to a problem document. */
+export function registerProblemHandlers(app: FastifyInstance, siteUrl: string): void {
+  app.setErrorHandler(problemErrorHandler(siteUrl));
 }
 
-/** Maps anything thrown to a problem document. */
-export function registerProblemHandlers(app: FastifyInstance, siteUrl: string, options: ProblemHandlerOptions = {}): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+/** The error handler behind every problem document (also used by the site for what is not a page). */
+export function problemErrorHandler(siteUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     if (error instanceof DomainError) {
       return sendProblem(reply, siteUrl, error.code, error.detail, error.errors, error.headers);
     }
@@ -113,14 +112,54 @@ export function registerProblemHandlers(app: FastifyInstance, siteUrl: string, o
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, siteUrl, 'internal_error', `Something failed on our side. Quote ${request.id} to support.`);
-  });
+  };
+}
 
-  app.setNotFoundHandler((request, reply) => {
-    const { htmlNotFound, apiPrefix } = options;
-    if (htmlNotFound && !(apiPrefix && request.url.startsWith(apiPrefix)) && (request.headers.accept ?? '').includes('text/html')) {
-      return htmlNotFound(request, reply);
-    }
-    return sendProblem(reply, siteUrl, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}. The API reference is at ${siteUrl}/docs/api.`);
+/** What the not-found answer needs to tell a wrong method from an unknown path. */
+export interface AllowedMethods {
+  allowed(path: string): string[] | null;
+}
+
+/**
+ * The methods to list in `Allow` when `path` is served but not with `method`; null when the path
+ * is unknown, or is served with this method and what it names does not exist (an unknown asset
+ * name, an id no route handler found): both are 404s.
+ */
+export function methodNotAllowed(routes: AllowedMethods, method: string, path: string): string[] | null {
+  const allow = routes.allowed(path);
+  return allow && !allow.includes(method.toUpperCase()) ? allow : null;
+}
+
+/**
+ * The problem for a request no route matched: 405 `method_not_allowed` with `Allow` when the
+ * path is served with other methods (RFC 9110 §15.5.6), else 404 `not_found`.
+ */
+export function sendUnrouted(reply: FastifyReply, siteUrl: string, routes: AllowedMethods): FastifyReply {
+  const { method, url } = reply.request;
+  const path = url.split('?', 1)[0]!;
+  const allow = routes.allowed(path);
+  if (allow && !allow.includes(method.toUpperCase())) {
+    return sendProblem(reply, siteUrl, 'method_not_allowed', `${path} does not accept ${method}; it accepts ${allow.join(', ')} (see the Allow header).`, undefined, { allow: allow.join(', ') });
+  }
+  // A route took the request and found nothing (an unknown asset name): not a routing question.
+  if (allow) return sendProblem(reply, siteUrl, 'not_found', `Nothing exists at ${path}.`);
+  return sendProblem(reply, siteUrl, 'not_found', `No route ${method} ${path}. The API reference is at ${siteUrl}/docs/api.`);
+}
+
+/**
+ * Makes `answer` the not-found handler of `app`'s prefix, run as soon as the hooks registered
+ * before it have run (the request id, authentication and limits) and before the body is read: a
+ * wrong method is a 405, and an unknown path a 404, whatever body came with it (a broken JSON
+ * body would otherwise be a 400 from the parser first). Routed requests never see the hook: it
+ * belongs to the not-found context only.
+ */
+export async function registerUnrouted(app: FastifyInstance, answer: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>): Promise<void> {
+  await app.register(async (unrouted) => {
+    unrouted.addHook('onRequest', async (request, reply) => {
+      await answer(request, reply);
+      return reply;
+    });
+    unrouted.setNotFoundHandler(answer);
   });
 }
 

@@ -3,6 +3,11 @@
  * shape (type-checked). Strings that take values are functions; they return plain text, which
  * the pages escape like any other text.
  */
+import { counter } from './plural.ts';
+
+/** Counts by the language's plural rules (`count(n, { one: '# error', other: '# errors' })`). */
+const count = counter('en');
+
 export const en = {
   lang: { name: 'English', switchTo: 'Español' },
   common: {
@@ -26,13 +31,16 @@ export const en = {
     reference: (id: string) => `If you contact us, quote this reference: ${id}`,
     notFoundTitle: 'Page not found',
     notFound: 'We could not find this page. The link may be mistyped, or what it pointed to no longer exists.',
+    // An address that exists for another method: a form's address opened as a page (405).
+    methodNotAllowedTitle: 'This address does not work this way',
+    methodNotAllowed: 'The address exists, but not for what your browser asked of it: a form\'s address cannot be opened as a page, for example. Go back to the page you came from and try again, or start from the home page.',
     badRequestTitle: 'Something in the request was not right',
     badRequest: 'Go back, check what you entered and try again.',
     tooLarge: 'What you sent is larger than we accept.',
     forbiddenTitle: 'You do not have permission for this',
     forbidden: 'Your role does not allow this. An owner or administrator of the firm can grant you the permission.',
     tooManyTitle: 'Too many attempts',
-    tooMany: (seconds: number) => `For your safety we paused this for a while. Try again in ${Math.max(1, Math.ceil(seconds / 60))} minute(s).`,
+    tooMany: (seconds: number) => `For your safety we paused this for a while. Try again in ${count(Math.max(1, Math.ceil(seconds / 60)), { one: '# minute', other: '# minutes' })}.`,
     formExpiredTitle: 'This form has expired',
     formExpired: 'For your security the form could not be accepted (it was open too long, or it came from another site). Go back, reload the page and try again.',
     crossSiteTitle: 'Request from another site',
@@ -328,7 +336,7 @@ export const en = {
     enabled: 'Enabled',
     disabled: 'Disabled',
     disabledManual: (when: string, reason: string) => `Disabled by hand on ${when}. Reason: ${reason}`,
-    disabledFailures: (when: string, failures: number) => `Disabled automatically on ${when}, after ${failures} failed delivery attempts in a row.`,
+    disabledFailures: (when: string, failures: number) => `Disabled automatically on ${when}, after ${count(failures, { one: '# failed delivery attempt', other: '# failed delivery attempts in a row' })}.`,
     disabledGone: (when: string) => `Disabled automatically on ${when}: the endpoint answered 410 Gone.`,
     oneSecret: 'One secret',
     rotating: (until: string) => `Rotated: the previous secret also signs until ${until}`,
@@ -414,7 +422,7 @@ export const en = {
   requests: {
     title: 'Request log',
     firmTitle: (firm: string) => `Request log of ${firm}`,
-    intro: (days: number) => `Every API request made with your keys in the last ${days} days, newest first. Test-key requests are flagged; they are not counted in usage.`,
+    intro: (days: number) => `Every API request made with your keys in the last ${count(days, { one: 'day', other: '# days' })}, newest first. Test-key requests are flagged; they are not counted in usage.`,
     filters: 'Filter',
     key: 'Key',
     anyKey: 'All keys',
@@ -471,7 +479,8 @@ export const en = {
     createKey: 'Create a key',
     perDay: 'Requests per day',
     chartDescription: (t: { requests: number; ok: number; client: number; limited: number; server: number }) =>
-      `${t.requests} requests in 30 days: ${t.ok} succeeded, ${t.client} client errors (4xx), ${t.limited} refused by the rate limit (429), ${t.server} server errors (5xx).`,
+      `${count(t.requests, { one: '# request', other: '# requests' })} in 30 days: ${count(t.ok, { other: '# succeeded' })}, ${count(t.client, { one: '# client error (4xx)', other: '# client errors (4xx)' })}, ${count(t.limited, { other: '# refused by the rate limit (429)' })}, ${count(t.server, { one: '# server error (5xx)', other: '# server errors (5xx)' })}.`,
+    perDayNote: 'Every request made with this key, including GET /key, GET /usage and requests refused with 429.',
     legendOk: 'Succeeded (2xx)',
     legend4xx: 'Client errors (4xx)',
     legendLimited: 'Rate limited (429)',
@@ -487,9 +496,13 @@ export const en = {
     today: "Today's use against your limits",
     tier: (tier: string) => `Tier: ${tier}`,
     window: (id: string) => (id.includes('day') ? 'This day' : id.includes('min') ? 'This minute' : id),
-    used: (used: number, limit: number) => `${used} of ${limit}`,
+    used: (used: number, limit: number) => `${count(used, { other: '#' })} of ${count(limit, { other: '#' })}`,
     resets: (when: string) => `resets ${when}`,
     noLimit: 'No limit',
+    // What the limiter counts (AccessService.admit) against what the per-day chart shows (the request log).
+    todayCounts: 'These limits count every request with this key that was let through, errors included (a 400 or 404 uses quota). They do not count GET /key and GET /usage, which have their own limit of 60 a minute, nor requests refused with 429.',
+    todayDifference: (inChart: number, counted: number) =>
+      `Today the chart shows ${count(inChart, { one: '# request', other: '# requests' })} and the daily limit has counted ${count(counted, { other: '#' })}: the chart also shows the requests the limits do not count (above).`,
     errorsLink: 'What each error code means',
     latency: 'Server time per day',
     latencyDescription: (maxP95: number) => `Median (p50) and 95th-percentile (p95) server time per day; the slowest day's p95 was ${maxP95} ms.`,
@@ -609,7 +622,7 @@ export const en = {
     noNotices: 'No notifications.',
     noticeLeft: (email: string) => `${email} is no longer a member.`,
     noticeRoleChanged: (email: string, from: string, to: string) => `${email} changed role from ${from} to ${to}.`,
-    noticeKeys: (n: number) => (n === 1 ? 'They created this key, which keeps working:' : `They created these ${n} keys, which keep working:`),
+    noticeKeys: (n: number) => count(n, { one: 'They created this key, which keeps working:', other: 'They created these # keys, which keep working:' }),
     leaveLink: 'Leave the firm',
     // Members
     membersTitle: (firm: string) => `Members of ${firm}`,
@@ -625,7 +638,7 @@ export const en = {
     roleChanged: 'The role is changed.',
     permissionsSaved: 'The permissions are saved.',
     removed: 'The member is removed.',
-    keysToReview: (n: number) => (n === 1 ? 'They created a firm key that keeps working; the owners and administrators were notified.' : `They created ${n} firm keys that keep working; the owners and administrators were notified.`),
+    keysToReview: (n: number) => count(n, { one: 'They created a firm key that keeps working; the owners and administrators were notified.', other: 'They created # firm keys that keep working; the owners and administrators were notified.' }),
     lastOwner: 'A firm needs at least one owner. Make someone else an owner first.',
     // Invitations
     invitationsHeading: 'Pending invitations',

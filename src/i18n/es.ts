@@ -1,5 +1,9 @@
 /** Spanish strings: the same shape as en.ts (a missing string is a type error). */
 import type { Messages } from './en.ts';
+import { counter } from './plural.ts';
+
+/** Counts by the language's plural rules (`count(n, { one: '# error', other: '# errores' })`). */
+const count = counter('es');
 
 export const es: Messages = {
   lang: { name: 'Español', switchTo: 'English' },
@@ -24,13 +28,15 @@ export const es: Messages = {
     reference: (id: string) => `Si nos escribes, indica esta referencia: ${id}`,
     notFoundTitle: 'Página no encontrada',
     notFound: 'No encontramos esta página. Puede que el enlace esté mal escrito o que lo que enlazaba ya no exista.',
+    methodNotAllowedTitle: 'Esta dirección no funciona así',
+    methodNotAllowed: 'La dirección existe, pero no para lo que tu navegador le ha pedido: la dirección de un formulario no se puede abrir como página, por ejemplo. Vuelve a la página de la que venías e inténtalo de nuevo, o empieza desde la página de inicio.',
     badRequestTitle: 'Algo en la petición no era correcto',
     badRequest: 'Vuelve atrás, revisa lo que has escrito e inténtalo de nuevo.',
     tooLarge: 'Lo que has enviado es más grande de lo que aceptamos.',
     forbiddenTitle: 'No tienes permiso para esto',
     forbidden: 'Tu función no lo permite. Un propietario o administrador del despacho puede concederte el permiso.',
     tooManyTitle: 'Demasiados intentos',
-    tooMany: (seconds: number) => `Por tu seguridad lo hemos pausado un rato. Vuelve a intentarlo dentro de ${Math.max(1, Math.ceil(seconds / 60))} minuto(s).`,
+    tooMany: (seconds: number) => `Por tu seguridad lo hemos pausado un rato. Vuelve a intentarlo dentro de ${count(Math.max(1, Math.ceil(seconds / 60)), { one: '# minuto', other: '# minutos' })}.`,
     formExpiredTitle: 'Este formulario ha caducado',
     formExpired: 'Por tu seguridad no hemos podido aceptar el formulario (estuvo abierto demasiado tiempo o venía de otro sitio). Vuelve atrás, recarga la página e inténtalo de nuevo.',
     crossSiteTitle: 'Petición desde otro sitio',
@@ -324,7 +330,7 @@ export const es: Messages = {
     enabled: 'Activado',
     disabled: 'Desactivado',
     disabledManual: (when: string, reason: string) => `Desactivado a mano el ${when}. Motivo: ${reason}`,
-    disabledFailures: (when: string, failures: number) => `Desactivado automáticamente el ${when}, tras ${failures} intentos de entrega fallidos seguidos.`,
+    disabledFailures: (when: string, failures: number) => `Desactivado automáticamente el ${when}, tras ${count(failures, { one: '# intento de entrega fallido', other: '# intentos de entrega fallidos seguidos' })}.`,
     disabledGone: (when: string) => `Desactivado automáticamente el ${when}: el endpoint respondió 410 Gone.`,
     oneSecret: 'Un solo secreto',
     rotating: (until: string) => `Renovado: el secreto anterior también firma hasta el ${until}`,
@@ -410,7 +416,7 @@ export const es: Messages = {
   requests: {
     title: 'Registro de peticiones',
     firmTitle: (firm: string) => `Registro de peticiones de ${firm}`,
-    intro: (days: number) => `Todas las peticiones a la API hechas con tus claves en los últimos ${days} días, de la más reciente a la más antigua. Las de claves de prueba van marcadas y no cuentan en el uso.`,
+    intro: (days: number) => `Todas las peticiones a la API hechas con tus claves en ${count(days, { one: 'el último día', other: 'los últimos # días' })}, de la más reciente a la más antigua. Las de claves de prueba van marcadas y no cuentan en el uso.`,
     filters: 'Filtrar',
     key: 'Clave',
     anyKey: 'Todas las claves',
@@ -467,7 +473,8 @@ export const es: Messages = {
     createKey: 'Crear una clave',
     perDay: 'Peticiones por día',
     chartDescription: (t: { requests: number; ok: number; client: number; limited: number; server: number }) =>
-      `${t.requests} peticiones en 30 días: ${t.ok} correctas, ${t.client} errores del cliente (4xx), ${t.limited} rechazadas por el límite (429), ${t.server} errores del servidor (5xx).`,
+      `${count(t.requests, { one: '# petición', other: '# peticiones' })} en 30 días: ${count(t.ok, { one: '# correcta', other: '# correctas' })}, ${count(t.client, { one: '# error del cliente (4xx)', other: '# errores del cliente (4xx)' })}, ${count(t.limited, { one: '# rechazada por el límite (429)', other: '# rechazadas por el límite (429)' })}, ${count(t.server, { one: '# error del servidor (5xx)', other: '# errores del servidor (5xx)' })}.`,
+    perDayNote: 'Todas las peticiones hechas con esta clave, incluidas GET /key, GET /usage y las rechazadas con 429.',
     legendOk: 'Correctas (2xx)',
     legend4xx: 'Errores del cliente (4xx)',
     legendLimited: 'Limitadas (429)',
@@ -483,9 +490,12 @@ export const es: Messages = {
     today: 'Uso de hoy frente a tus límites',
     tier: (tier: string) => `Nivel: ${tier}`,
     window: (id: string) => (id.includes('day') ? 'Este día' : id.includes('min') ? 'Este minuto' : id),
-    used: (used: number, limit: number) => `${used} de ${limit}`,
+    used: (used: number, limit: number) => `${count(used, { other: '#' })} de ${count(limit, { other: '#' })}`,
     resets: (when: string) => `se reinicia ${when}`,
     noLimit: 'Sin límite',
+    todayCounts: 'Estos límites cuentan cada petición con esta clave que se dejó pasar, también las que dieron error (un 400 o un 404 gastan cuota). No cuentan GET /key ni GET /usage, que tienen su propio límite de 60 por minuto, ni las peticiones rechazadas con 429.',
+    todayDifference: (inChart: number, counted: number) =>
+      `Hoy el gráfico muestra ${count(inChart, { one: '# petición', other: '# peticiones' })} y el límite diario ha contado ${count(counted, { other: '#' })}: el gráfico también muestra las peticiones que los límites no cuentan (arriba).`,
     errorsLink: 'Qué significa cada código de error',
     latency: 'Tiempo de servidor por día',
     latencyDescription: (maxP95: number) => `Mediana (p50) y percentil 95 (p95) del tiempo de servidor por día; el p95 del día más lento fue ${maxP95} ms.`,
@@ -601,7 +611,7 @@ export const es: Messages = {
     noNotices: 'No hay avisos.',
     noticeLeft: (email: string) => `${email} ya no es miembro.`,
     noticeRoleChanged: (email: string, from: string, to: string) => `${email} ha pasado de ${from} a ${to}.`,
-    noticeKeys: (n: number) => (n === 1 ? 'Creó esta clave, que sigue funcionando:' : `Creó estas ${n} claves, que siguen funcionando:`),
+    noticeKeys: (n: number) => count(n, { one: 'Creó esta clave, que sigue funcionando:', other: 'Creó estas # claves, que siguen funcionando:' }),
     leaveLink: 'Dejar el despacho',
     membersTitle: (firm: string) => `Miembros de ${firm}`,
     you: '(tú)',
@@ -616,7 +626,7 @@ export const es: Messages = {
     roleChanged: 'Se ha cambiado la función.',
     permissionsSaved: 'Se han guardado los permisos.',
     removed: 'Se ha quitado al miembro.',
-    keysToReview: (n: number) => (n === 1 ? 'Creó una clave del despacho que sigue funcionando; se ha avisado a los propietarios y administradores.' : `Creó ${n} claves del despacho que siguen funcionando; se ha avisado a los propietarios y administradores.`),
+    keysToReview: (n: number) => count(n, { one: 'Creó una clave del despacho que sigue funcionando; se ha avisado a los propietarios y administradores.', other: 'Creó # claves del despacho que siguen funcionando; se ha avisado a los propietarios y administradores.' }),
     lastOwner: 'Un despacho necesita al menos un propietario. Nombra antes propietario a otra persona.',
     invitationsHeading: 'Invitaciones pendientes',
     noInvitations: 'No hay invitaciones pendientes.',

@@ -36,8 +36,11 @@ export function formatTime(time: string): string {
   return time.slice(0, 5);
 }
 
-/** An instant in a zone: "30 nov 2026, 10:00 CET". */
-export function formatInstant(iso: string, timeZone: string, locale: string): string {
+/** An instant in a zone: "30 nov 2026, 10:00 CET"; with `seconds`, "30 nov 2026, 10:00:07 CET" (the request log, where requests come seconds apart). */
+export function formatInstant(iso: string, timeZone: string, locale: string, options: { seconds?: boolean } = {}): string {
+  if (options.seconds) {
+    return formatter('instant-s', locale, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone, timeZoneName: 'short' }).format(new Date(iso));
+  }
   return formatter('instant', locale, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(new Date(iso));
 }
 

@@ -68,7 +68,9 @@ export class SiteAssets {
   register(app: FastifyInstance): void {
     app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
       const asset = this.byUrl.get(`/assets/${request.params.file}`);
-      if (!asset) return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not found');
+      // Unknown name or stale hash: the site's not-found answer (a problem document for the
+      // browser's asset fetch, the 404 page for a person who opened the URL; docs/errors.md).
+      if (!asset) return reply.callNotFound();
       return reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body);
     });
   }

@@ -16,6 +16,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../config.ts';
 import { isDatabaseUnavailable } from '../db/database.ts';
 import { DomainError, ERROR_CODES } from '../domain/errors.ts';
+import { methodNotAllowed, problemErrorHandler, registerUnrouted, sendUnrouted, type AllowedMethods } from '../http/problem.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../i18n/index.ts';
 import { SiteAssets } from './assets.ts';
 import type { SiteContext, SiteUser } from './context.ts';
@@ -73,7 +74,12 @@ export interface SitePluginOptions {
   sessions: SessionLookup;
   /** The site's areas, registered inside the site context. */
   areas: ReadonlyArray<(site: FastifyInstance) => Promise<void> | void>;
+  /** Every registered route's methods: a path asked with a method it does not serve is a 405, not a 404. */
+  routes: AllowedMethods;
 }
+
+/** A person's browser navigating (it asks for HTML), rather than a script or an asset fetch. */
+const wantsHtml = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('text/html');
 
 function render(vnode: AnyVNode): string {
   return `<!doctype html>${renderToString(vnode)}`;
@@ -95,7 +101,7 @@ function pagePath(url: string): string {
   return rest ? `${p}?${rest}` : p;
 }
 
-export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { config, sessions, areas }) => {
+export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { config, sessions, areas, routes }) => {
   const assets = new SiteAssets();
   const cookies = siteCookies(config.siteUrl);
   const origin = new URL(config.siteUrl).origin;
@@ -154,8 +160,12 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     return this.code(status).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(render(vnode));
   });
 
-  site.addHook('onRequest', async (request, reply) => {
-    if (request.url.startsWith('/assets/')) return;
+  /**
+   * The page context of a request: language (`?lang=`, then the cookie, then the account's, then
+   * Accept-Language), the signed-in person, CSRF tokens and asset URLs. Every page gets it from
+   * here, the 404 and 405 pages included.
+   */
+  const resolveContext = async (request: FastifyRequest, reply: FastifyReply): Promise<SiteContext> => {
     const query = request.query as Record<string, unknown>;
     const auth = await sessions.authenticate(request.cookies[cookies.session]);
     const stored = auth?.user.locale;
@@ -166,7 +176,7 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       if (auth && stored !== query.lang) await sessions.setLocale(auth.user.id, query.lang);
     }
     let token: string | undefined;
-    request.site = {
+    return {
       locale,
       t: messages(locale),
       user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name, operator: auth.user.operator } : null,
@@ -176,6 +186,11 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       csrfToken: () => (token ??= reply.generateCsrf()),
       asset: (name) => assets.url(name),
     };
+  };
+
+  site.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/assets/')) return;
+    request.site = await resolveContext(request, reply);
     // Pages carry personal data and one-time tokens: never stored by shared caches.
     reply.header('cache-control', 'no-store');
   });
@@ -192,7 +207,10 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     site.csrfProtection(request, reply, done);
   });
 
+  const problems = problemErrorHandler(config.siteUrl);
   site.setErrorHandler((error: FastifyError, request, reply) => {
+    // A request no route took, from a script rather than a person: a problem document, as its 404 would be.
+    if (request.is404 && !wantsHtml(request)) return problems(error, request, reply);
     const ctx = request.site ?? bareContext(request, assets, cookies);
     const t = ctx.t;
     const show = (status: number, title: string, message: string) => reply.page(h(ErrorPage, { ctx, title, message }), status);
@@ -223,19 +241,27 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     return show(500, t.errors.serverTitle, t.errors.server);
   });
 
+  /**
+   * Every request no route took, outside the API (which has its own): people get the site's 404
+   * page, or a 405 page when the address exists for another method (a form's POST address opened
+   * with GET), in their language and with their signed-in header like any other page; scripts
+   * and asset fetches get the problem document (docs/errors.md, docs/site.md).
+   */
+  await registerUnrouted(site, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (!wantsHtml(request)) return sendUnrouted(reply, config.siteUrl, routes);
+    // Asset URLs skip the context in onRequest (they never need it); a person who opened one does.
+    const ctx = request.site ?? (request.site = await resolveContext(request, reply));
+    const allow = methodNotAllowed(routes, request.method, request.url);
+    if (allow) {
+      reply.header('allow', allow.join(', '));
+      return reply.page(h(ErrorPage, { ctx, title: ctx.t.errors.methodNotAllowedTitle, message: ctx.t.errors.methodNotAllowed }), 405);
+    }
+    return reply.page(h(ErrorPage, { ctx, title: ctx.t.errors.notFoundTitle, message: ctx.t.errors.notFound }), 404);
+  });
+
   for (const area of areas) await area(site);
 };
-
-/** The HTML 404 for site paths no route matched (the API keeps its problem documents). */
-export function notFoundPage(config: Config) {
-  const assets = new SiteAssets();
-  const cookies = siteCookies(config.siteUrl);
-  return (request: FastifyRequest, reply: FastifyReply) => {
-    const ctx = bareContext(request, assets, cookies);
-    const html = render(h(ErrorPage, { ctx, title: ctx.t.errors.notFoundTitle, message: ctx.t.errors.notFound }));
-    return reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
-  };
-}
 
 /** The HTML 400 for site requests the router refused before any site hook ran (a path that is not valid percent-encoding). */
 export function badRequestPage(config: Config) {

@@ -26,9 +26,11 @@ function cli(...args: string[]): Promise<RunResult> {
 const json = jsonLine;
 
 describe('consulta keys / firms (CLI, SQLite)', () => {
-  before(() => {
+  before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-keys-cli-'));
     dbFile = path.join(dir, 'cli.db');
+    // keys and firms work on an existing database only (they never create one).
+    assert.equal((await cli('migrate')).code, 0);
   });
   after(() => {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,8 @@
  * than a phone; screenshots for docs/dashboard.md.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
@@ -68,6 +70,12 @@ for (const target of databaseTargets()) {
         await page.getByRole('button', { name: 'Create key' }).click();
         const secret = await page.locator('#secret-value').inputValue();
         assert.match(secret, /^svc_(?!test_)[A-Za-z0-9_]+$/);
+        // "Try it", pasted into a shell as it stands, works: it carries the whole key.
+        const tryIt = await page.locator('#try-it').innerText();
+        assert.ok(tryIt.includes(secret), tryIt);
+        const pasted = await promisify(execFile)('sh', ['-c', `${tryIt} --silent --show-error --fail`]);
+        const described = JSON.parse(pasted.stdout) as { prefix: string; mode: string };
+        assert.ok(secret.startsWith(described.prefix) && described.mode === 'live', pasted.stdout);
         const answer = await call(secret);
         assert.equal(answer.status, 200);
         const requestId = answer.headers.get('x-request-id')!;

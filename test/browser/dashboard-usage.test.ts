@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { h } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import type { RequestLogTable } from '../../src/db/schema.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
@@ -15,9 +17,26 @@ import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { LineChart, StackedBars } from '../../src/site/ui/charts.tsx';
 
 const unavailable = browserUnavailable();
 const DAY = 86_400_000;
+
+/** Every label of every chart on the page as drawn by Chromium: its text and its box in the chart's viewBox units. */
+function chartLabels(page: Page): Promise<Array<{ chart: string; text: string; x: number; y: number; right: number; bottom: number; width: number; height: number }>> {
+  return page.$$eval('svg.chart', (charts) =>
+    charts.flatMap((svg) => {
+      const view = (svg as SVGSVGElement).viewBox.baseVal;
+      return [...svg.querySelectorAll('text')].map((t) => {
+        const b = (t as SVGTextElement).getBBox();
+        return { chart: svg.getAttribute('aria-labelledby') ?? '', text: t.textContent ?? '', x: b.x, y: b.y, right: b.x + b.width, bottom: b.y + b.height, width: view.width, height: view.height };
+      });
+    }),
+  );
+}
+
+/** The labels that reach outside their chart's image (cut off when drawn). */
+const outside = (labels: Awaited<ReturnType<typeof chartLabels>>) => labels.filter((l) => l.x < 0 || l.y < 0 || l.right > l.width || l.bottom > l.height).map((l) => `${l.chart}: "${l.text}" spans x ${l.x.toFixed(1)}…${l.right.toFixed(1)}, y ${l.y.toFixed(1)}…${l.bottom.toFixed(1)} of ${l.width}×${l.height}`);
 
 /** A deterministic month of one key's traffic: weekdays busier, a bad day with 5xx, some 429s. */
 function month(nowMs: number, key: { id: string; userId: string }, testKeyId: string): RequestLogTable[] {
@@ -60,6 +79,12 @@ function month(nowMs: number, key: { id: string; userId: string }, testKeyId: st
         error_code: code,
       });
     }
+  }
+  // A slow afternoon three days ago (a lawyer's calendar feed timing out): its p95 is seconds, so
+  // the latency chart's top label is four digits and a unit ("2000 ms"), the one that used to be cut.
+  for (let i = 0; i < 8; i++) {
+    const at = nowMs - 3 * DAY + i * 60_000;
+    rows.push({ request_id: `req_${at.toString(16).padStart(12, '0')}${'f'.repeat(12)}${i.toString(16).padStart(8, '0')}`, at: new Date(at).toISOString(), key_id: key.id, owner_type: 'user', owner_id: key.userId, test: 0, method: 'GET', route: '/api/v1/lawyers/:lawyerId/availability', path: '/api/v1/lawyers/3f6c1a2e-8d4b-4c1e-9a7f-2b5d6e8f9a01/availability', status: 200, duration_ms: 1800 + i * 10, client_ip: '198.51.100.23', error_code: null });
   }
   return rows.sort((a, b) => a.at.localeCompare(b.at));
 }
@@ -104,6 +129,34 @@ for (const target of databaseTargets()) {
       await db?.drop();
     });
 
+    it('chart labels are complete and inside the image, whatever the figures (a top label of "50000 ms" too)', async () => {
+      const home = await (await fetch(`${site}/`)).text();
+      const css = /href="(\/assets\/site\.[0-9a-f]{10}\.css)"/.exec(home)![1]!;
+      const days = Array.from({ length: 30 }, (_, i) => new Date(Date.UTC(2026, 9, 26 + i)).toISOString().slice(0, 10));
+      const charts: string[] = [];
+      const expected: string[] = [];
+      // Maxima from one request a day to millions, and latencies from under a millisecond to minutes.
+      for (const [i, top] of [1, 7, 999, 12_000, 1_234_567].entries()) {
+        charts.push(renderToString(h(StackedBars, { id: `bars-${i}`, title: 't', description: 'd', labels: days, series: [{ className: 'bar-ok', label: 'ok', values: days.map((_, d) => (d === 29 ? top : Math.floor(top / 3))) }] })));
+      }
+      for (const [i, top] of [0.8, 95, 1000, 33_000, 123_456].entries()) {
+        charts.push(renderToString(h(LineChart, { id: `line-${i}`, title: 't', description: 'd', labels: days, unit: ' ms', series: [{ className: 'line-p95', label: 'p95', values: days.map((_, d) => (d % 5 === 0 ? null : d === 29 ? top : top / 4)) }] })));
+      }
+      expected.push('1', '10', '1000', '20000', '2000000', '1 ms', '100 ms', '1000 ms', '50000 ms', '200000 ms');
+      const context = await browser.newContext({ viewport: PHONE });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${site}/healthz`);
+        await page.setContent(`<!doctype html><html lang="en"><head><link rel="stylesheet" href="${site}${css}"></head><body><main>${charts.join('')}</main></body></html>`, { waitUntil: 'load' });
+        const labels = await chartLabels(page);
+        const tops = labels.filter((l) => /^(bars|line)-/.test(l.chart)).map((l) => l.text);
+        for (const label of expected) assert.ok(tops.includes(label), `the top label "${label}" is drawn whole (labels: ${tops.join(', ')})`);
+        assert.deepEqual(outside(labels), []);
+      } finally {
+        await context.close();
+      }
+    });
+
     it('usage: five charts with their tables, axe-clean in both languages at phone and desktop size; screenshots', async () => {
       const problems: string[] = [];
       for (const lang of ['en', 'es'] as const) {
@@ -114,6 +167,7 @@ for (const target of databaseTargets()) {
           try {
             await page.goto(`${site}/developer/usage?lang=${lang}`);
             assert.equal(await page.locator('svg.chart[role="img"]').count(), 2, 'requests by outcome, latency');
+            assert.deepEqual(outside(await chartLabels(page)), [], 'every chart label inside its image');
             assert.equal(await page.locator('svg.chart rect.bar-server').count() > 0, true, 'the bad day shows 5xx');
             assert.equal(await page.locator('table.errors-table a[href^="/docs/errors/"]').count(), 5);
             assert.equal(await page.locator('table.errors-table tbody tr').count(), 6, 'and one row without a code');

@@ -11,8 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { testConfig } from '../support/app.ts';
-import { browserUnavailable, launchBrowser, sidewaysOverflow } from '../support/browser.ts';
+import { SITE, testConfig } from '../support/app.ts';
+import { browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
+import { screenshot } from '../support/dashboard.ts';
+import { siteCookies } from '../../src/site/plugin.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
@@ -44,8 +46,37 @@ describe('site pages: accessibility and layout at phone size, in both languages'
     { name: 'one error code', url: '/docs/errors/rate_limited' },
     { name: 'test mode', url: '/booking/test-mode' },
     { name: 'not found', url: '/nothing/here' },
+    { name: 'a form address opened as a page (405)', url: '/sign-out' },
     { name: 'unknown confirmation link', url: '/confirm/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
   ];
+
+  it('the 404 page for a signed-in reader: their language, the signed-in header, no axe-core violations; screenshots', async () => {
+    const user = await server.app.services.accounts.ensureUser('lector@example.com');
+    await server.app.services.sessions.setLocale(user.id, 'es');
+    const { token } = await server.app.services.sessions.create(user.id, { ip: '127.0.0.1' });
+    const problems: string[] = [];
+    for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+      // An English browser; the account says Spanish.
+      const context = await browser.newContext({ viewport, locale: 'en-GB' });
+      await context.addCookies([{ name: siteCookies(SITE).session, value: token, url: server.url }]);
+      const page = await context.newPage();
+      try {
+        const res = await page.goto(`${server.url}/developer/nothing-here`);
+        assert.equal(res?.status(), 404);
+        assert.equal(await page.getAttribute('html', 'lang'), 'es');
+        const nav = await page.locator('nav.site-nav').innerText();
+        assert.match(nav, /Mis consultas/);
+        assert.match(nav, /Salir/);
+        assert.doesNotMatch(nav, /Entrar/);
+        for (const v of (await new AxeBuilder({ page }).analyze()).violations) problems.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
+        if ((await sidewaysOverflow(page)) > 0) problems.push(`${label}: wider than the screen`);
+        await screenshot(page, `not-found-signed-in-es-${label}`);
+      } finally {
+        await context.close();
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
 
   for (const lang of ['es', 'en'] as const) {
     it(`has no axe-core violations and fits a phone screen (${lang})`, async () => {

@@ -56,6 +56,12 @@ for (const target of databaseTargets()) {
       assert.match(pageText(res.body), /shown only this once/);
       assert.equal(res.headers['cache-control'], 'no-store');
       assert.equal((await api(token)).statusCode, 200);
+      // "Try it" carries the whole key (it had the truncated prefix, so pasting it failed) and works as it stands.
+      const tryIt = /<pre[^>]*id="try-it"[^>]*>([^<]+)<\/pre>/.exec(res.body)?.[1]?.replaceAll('&quot;', '"');
+      const command = /^curl -H "Authorization: Bearer (svc_[A-Za-z0-9_]+)" http:\/\/consulta\.test(\/api\/v1\/key)$/.exec(tryIt ?? '');
+      assert.ok(command, `a runnable command: ${tryIt}`);
+      assert.equal(command[1], token, 'the whole key, not its prefix');
+      assert.equal((await api(command[1]!, command[2])).statusCode, 200);
       const listPage = await client.get('/developer/keys');
       assert.equal(listPage.statusCode, 200);
       assert.ok(!listPage.body.includes(token), 'the list never shows the secret');

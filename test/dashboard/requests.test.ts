@@ -50,6 +50,31 @@ for (const target of databaseTargets()) {
       assert.match(pageText(page.body), /404/);
     });
 
+    it('colours each status by its class (the code is the text) and gives times to the second', async () => {
+      const me = await signedIn(ctx, 'badges@example.com');
+      const live = await ctx.app.services.keys.create({ type: 'user', userId: me.userId }, { ownerEmail: me.email }, { mode: 'live' });
+      // The test clock stands at 09:00:00 Madrid; each request a few seconds later.
+      const statuses = [200, 304, 400, 404, 429, 500, 503];
+      statuses.forEach((status, i) =>
+        ctx.app.services.requestLog.record({
+          request_id: `req_${'b'.repeat(31)}${i}`, at: new Date(ctx.clock.now().getTime() + (i + 1) * 7_000).toISOString(), key_id: live.key.id, owner_type: 'user', owner_id: me.userId, test: 0,
+          method: 'GET', route: '/api/v1/cities', path: '/api/v1/cities', status, duration_ms: 3, client_ip: '192.0.2.1', error_code: status >= 400 ? 'invalid_request' : null,
+        }),
+      );
+      await ctx.app.services.requestLog.flush();
+      const page = await me.client.get('/developer/requests');
+      const badges = [...page.body.matchAll(/<span class="badge (status-[0-9x]+)">(\d{3})<\/span>/g)].map((m) => `${m[2]} ${m[1]}`);
+      assert.deepEqual(badges, ['503 status-5xx', '500 status-5xx', '429 status-429', '404 status-4xx', '400 status-4xx', '304 status-2xx', '200 status-2xx']);
+      const times = [...page.body.matchAll(/<td class="when">([^<]+)<\/td>/g)].map((m) => m[1]!);
+      assert.deepEqual(times.slice(-2), ['23 Nov 2026, 09:00:14 CET', '23 Nov 2026, 09:00:07 CET'], 'seconds apart, and shown so');
+      const detail = await me.client.get(`/developer/requests/req_${'b'.repeat(31)}4`);
+      assert.match(pageText(detail.body), /23 Nov 2026, 09:00:35 CET/);
+      assert.match(detail.body, /<span class="badge status-429">429<\/span>/);
+      const es = await me.client.get('/developer/requests?lang=es');
+      assert.match(pageText(es.body), /23 nov 2026, 9:00:07 CET|23 nov 2026, 09:00:07 CET/);
+      await me.client.get('/developer/requests?lang=en');
+    });
+
     it('filters by mode, status class, path and key; a key that is not theirs is 404', async () => {
       const me = await signedIn(ctx, 'filters@example.com');
       const live = await keyFor(me.userId, me.email);

@@ -81,16 +81,41 @@ for (const target of databaseTargets()) {
       // The chart: an SVG image with a title and a description giving the same totals.
       assert.match(page.body, /<svg class="chart"[^>]*role="img"/);
       assert.match(page.body, /<title id="chart-requests-title">Requests per day<\/title>/);
-      assert.match(pageText(page.body), /61 requests in 30 days: 59 succeeded, 1 client errors \(4xx\), 1 refused by the rate limit \(429\), 0 server errors \(5xx\)/);
+      // Counts by the language's plural rules: "1 client error", not "1 client errors" (issue 17).
+      assert.match(pageText(page.body), /61 requests in 30 days: 59 succeeded, 1 client error \(4xx\), 1 refused by the rate limit \(429\), 0 server errors \(5xx\)/);
       // Today's use against the tier's limits.
       const text = pageText(page.body);
       assert.match(text, /Tier: free/);
       assert.match(text, /This minute \d+ of 60/);
-      assert.match(text, /This day \d+ of 5000/);
+      assert.match(text, /This day 60 of 5,000/);
+      // Which requests count: the limiter counted 60 today, the chart shows 61 (the 429 is logged, not counted); the page says so.
+      assert.match(text, /These limits count every request with this key that was let through, errors included/);
+      assert.match(text, /They do not count GET \/key and GET \/usage, which have their own limit of 60 a minute, nor requests refused with 429/);
+      assert.match(text, /Today the chart shows 61 requests and the daily limit has counted 60: the chart also shows the requests the limits do not count \(above\)\./);
+      assert.match(text, /Every request made with this key, including GET \/key, GET \/usage and requests refused with 429/);
+      // The same in Spanish, with Spanish plurals.
+      const es = pageText((await me.client.get(`/developer/usage?key=${live.key.id}&lang=es`)).body);
+      assert.match(es, /61 peticiones en 30 días: 59 correctas, 1 error del cliente \(4xx\), 1 rechazada por el límite \(429\), 0 errores del servidor \(5xx\)/);
+      assert.match(es, /Este día 60 de 5000/);
+      assert.match(es, /Hoy el gráfico muestra 61 peticiones y el límite diario ha contado 60: el gráfico también muestra las peticiones que los límites no cuentan \(arriba\)\./);
+      await me.client.get('/developer/usage?lang=en');
       // The default key is the newest live one; test keys are not offered.
       const byDefault = await me.client.get('/developer/usage');
       assert.match(byDefault.body, new RegExp(`<option value="${live.key.id}" selected`));
       assert.ok(!byDefault.body.includes(`value="${test.key.id}"`));
+    });
+
+    it('what the page says is not counted is not: GET /key and GET /usage are in the chart, not in the day window', async () => {
+      const me = await signedIn(ctx, 'usage-counts@example.com');
+      const live = await ctx.app.services.keys.create({ type: 'user', userId: me.userId }, { ownerEmail: me.email }, { mode: 'live' });
+      for (let i = 0; i < 3; i++) assert.equal((await call(live.token)).statusCode, 200);
+      assert.equal((await call(live.token, '/api/v1/lawyers/search?limit=999')).statusCode, 400, 'an error counts');
+      assert.equal((await call(live.token, '/api/v1/key')).statusCode, 200);
+      assert.equal((await call(live.token, '/api/v1/usage')).statusCode, 200);
+      await ctx.app.services.requestLog.flush();
+      const text = pageText((await me.client.get(`/developer/usage?key=${live.key.id}`)).body);
+      assert.match(text, /This day 4 of 5,000/, 'three successes and the 400');
+      assert.match(text, /Today the chart shows 6 requests and the daily limit has counted 4/);
     });
 
     it("every chart's figures are GET /usage's over several days and outcomes, from the daily aggregates; test traffic is left out", async () => {

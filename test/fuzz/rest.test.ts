@@ -312,6 +312,46 @@ for (const target of databaseTargets()) {
       assert.equal(tally.total().outside, 0);
     });
 
+    it('a known path asked with a method it does not serve answers 405 with an Allow that matches the document', async () => {
+      // Methods Node's parser accepts; HEAD and OPTIONS are served on every GET path and every API path.
+      const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND', 'TRACE', 'MKCOL', 'SEARCH', 'LOCK'];
+      const cases = Object.entries(doc.paths).flatMap(([path, ops]) => {
+        const served = Object.keys(ops).map((m) => m.toUpperCase());
+        const allow = new Set([...served, ...(served.includes('GET') ? ['HEAD'] : []), 'OPTIONS']);
+        return methods.filter((m) => !allow.has(m)).map((method) => ({ path, method, allow, params: (Object.values(ops)[0]!.parameters ?? []).filter((p) => p.in === 'path') }));
+      });
+      assert.ok(cases.length >= 20, `${cases.length} wrong-method cases`);
+      const arb = fc.constantFrom(...cases).chain(({ path, method, allow, params }) =>
+        fc.record({
+          segments: fc.tuple(...params.map((p) => pathValueArb(p.schema, 'valid'))),
+          auth: fc.constantFrom(null, `Bearer ${keys.live}`, `Bearer ${keys.test}`),
+          body: fc.option(fc.constantFrom('{}', '{"lawyer_id":"x"}', ''), { freq: 2 }),
+          query: fc.constantFrom('', '?limit=1', '?lang=es'),
+        }).map(({ segments, auth, body, query }) => {
+          let at = 0;
+          const headers: Array<[string, string]> = [['accept', 'application/json']];
+          if (auth) headers.push(['authorization', auth]);
+          if (body !== null) headers.push(['content-type', 'application/json']);
+          return { path, allow, request: { method, target: `${PREFIX}${path.replace(/\{\w+\}/g, () => segments[at++]!)}${query}`, headers, body: body ?? undefined } as RawRequest };
+        }),
+      );
+      await fc.assert(
+        fc.asyncProperty(arb, async ({ path, allow, request }) => {
+          const res = await rawRequest(port, request);
+          const found = apiViolations({ status: res.status, headers: res.headers, text: res.text }, { method: request.method });
+          if (res.status !== 405) found.push(`status ${res.status}, not 405`);
+          else {
+            if (JSON.parse(res.text).code !== 'method_not_allowed') found.push(`code ${JSON.parse(res.text).code}`);
+            const sent = new Set((res.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean));
+            if ([...allow].sort().join(', ') !== [...sent].sort().join(', ')) found.push(`Allow is ${JSON.stringify(res.headers.allow)}; the document's ${path} has ${[...allow].sort().join(', ')}`);
+          }
+          tally.count('wrong method', res.status, found);
+          assertContract(`${request.method} ${request.target}`, found);
+        }),
+        fuzzParameters(60, scale),
+      );
+    });
+
     it('paths outside the document (unknown routes, odd methods, raw bytes) still answer problems with a request id', async () => {
       const target = fc.oneof(
         fc.tuple(fc.array(fc.tuple(anyString, fc.constantFrom<Encoding>('proper', 'raw', 'broken'), fc.nat()).map(([s, e, n]) => encodePart(s, e, n)), { minLength: 1, maxLength: 4 })).map(([segs]) => `${PREFIX}/${segs.join('/')}`),

@@ -39,6 +39,8 @@ describe('consulta webhooks (CLI, SQLite)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-webhooks-cli-'));
     dbFile = path.join(dir, 'cli.db');
     receiver = await startReceiver();
+    // keys and webhooks work on an existing database only (they never create one).
+    assert.equal((await cli(['migrate'])).code, 0);
     assert.equal((await cli(['keys', 'create', '--owner', 'ana@example.com', '--json'])).code, 0);
     assert.equal((await cli(['keys', 'create', '--owner', 'bob@example.com', '--json'])).code, 0);
   });

@@ -188,7 +188,8 @@ export function CreatedKeyPage({ ctx, owner, row, token, apiBase }: { ctx: SiteC
       <SecretOnce ctx={ctx} label={t.secretLabel} value={token} warning={t.secretWarning} />
       <KeyFacts ctx={ctx} owner={owner} row={row} />
       <p>{t.tryIt}</p>
-      <pre class="mono wrap">{`curl -H "Authorization: Bearer ${row.key.prefix}…" ${apiBase}/key`}</pre>
+      {/* The whole key, so the command works when pasted; this is the one page that shows it (once). */}
+      <pre class="mono wrap" id="try-it">{`curl -H "Authorization: Bearer ${token}" ${apiBase}/key`}</pre>
       <p>
         <a href={`${owner.base}/keys`}>{t.backToKeys}</a>
       </p>

@@ -54,6 +54,11 @@ export function UsagePage({ ctx, owner, keys, selected, usage }: { ctx: SiteCont
   const errorsMax = Math.max(0, ...(usage?.errors_by_code ?? []).map((e) => e.count));
   const routesMax = Math.max(0, ...(usage?.top_endpoints ?? []).map((e) => e.requests));
   const base = `${owner.base}/usage`;
+  // Today's bar counts what the request log saw; the day window what the limiter counted. When the
+  // bar is higher, say why (GET /key, GET /usage and 429 refusals are logged but not counted).
+  const dayWindow = usage?.windows.find((w) => w.id === 'day');
+  const inChart = daily.at(-1)?.requests ?? 0;
+  const todayGap = dayWindow && inChart > dayWindow.used ? { inChart, counted: dayWindow.used } : null;
   return (
     <DashboardLayout ctx={ctx} title={title} current={owner.kind === 'user' ? 'usage' : 'firms'}>
       {owner.kind === 'firm' ? (
@@ -97,6 +102,7 @@ export function UsagePage({ ctx, owner, keys, selected, usage }: { ctx: SiteCont
                 <li><Swatch className="bar-server" /> {t.legend5xx}</li>
               </ul>
               <p class="meta">{t.chartDescription(totals)}</p>
+              <p class="meta">{t.perDayNote}</p>
             </figcaption>
           </figure>
           <details class="chart-table">
@@ -237,6 +243,8 @@ export function UsagePage({ ctx, owner, keys, selected, usage }: { ctx: SiteCont
 
           <h2 id="today">{t.today}</h2>
           <p>{t.tier(usage.tier)}</p>
+          <p>{t.todayCounts}</p>
+          {todayGap ? <p class="notice">{t.todayDifference(todayGap.inChart, todayGap.counted)}</p> : null}
           <ul class="windows">
             {usage.windows.map((w) => (
               <li>

@@ -16,11 +16,27 @@ export interface StackedSeries {
 // desktop they grow to about 17 pixels instead of to 30.
 const W = 400;
 const H = 200;
-const LEFT = 44;
+const RIGHT = 6;
 const TOP = 10;
 const BOTTOM = 24;
-const PLOT_W = W - LEFT - 6;
 const PLOT_H = H - TOP - BOTTOM;
+/** The tick labels' font size in viewBox units (site.css: `svg.chart .tick`). */
+const TICK_FONT = 13;
+
+/**
+ * Where the plot starts: right of the widest value label (`50000 ms`), so no label is cut off at
+ * the left edge of the image. The width is estimated generously, 0.62 em a character (digits are
+ * about 0.55 em in the system fonts, `m` 0.85 em, a space 0.28 em), since the server cannot
+ * measure text; a label then never reaches past the left edge (test/browser/dashboard-usage.test.ts
+ * measures it in Chromium).
+ */
+function plotLeft(labels: readonly string[]): number {
+  const widest = Math.max(...labels.map((l) => l.length));
+  return Math.max(28, Math.ceil(widest * 0.62 * TICK_FONT) + 8);
+}
+
+/** The value labels of an axis from 0 to `max` (gridlines at 0, half and the maximum); the unit on the top one. */
+const valueLabels = (max: number, unit: string) => [0, 0.5, 1].map((f) => fmt(max * f) + (f === 1 ? unit : ''));
 
 /** A "nice" axis maximum at or above the largest value (1, 2, 2.5, 5 × a power of ten). */
 export function niceMax(max: number): number {
@@ -32,22 +48,22 @@ export function niceMax(max: number): number {
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(3))));
 
 /** Axis, gridlines at 0, half and the maximum, and a day label every `tickEvery` days counted back from the last (today), so labels never collide. */
-function Frame({ max, labels, tickEvery, unit = '' }: { max: number; labels: readonly string[]; tickEvery: number; unit?: string }) {
-  const step = PLOT_W / Math.max(1, labels.length);
+function Frame({ left, values, labels, tickEvery }: { left: number; values: readonly string[]; labels: readonly string[]; tickEvery: number }) {
+  const step = (W - left - RIGHT) / Math.max(1, labels.length);
   return (
     <>
-      {[0, 0.5, 1].map((f) => {
-        const y = TOP + PLOT_H - f * PLOT_H;
+      {values.map((value, i) => {
+        const y = TOP + PLOT_H - (i / (values.length - 1)) * PLOT_H;
         return (
           <>
-            <line class={f === 0 ? 'axis' : 'grid'} x1={LEFT} y1={y} x2={W - 6} y2={y} />
-            <text class="tick" x={LEFT - 5} y={y + 4} text-anchor="end">{fmt(max * f) + (f === 1 ? unit : '')}</text>
+            <line class={i === 0 ? 'axis' : 'grid'} x1={left} y1={y} x2={W - RIGHT} y2={y} />
+            <text class="tick" x={left - 5} y={y + 4} text-anchor="end">{value}</text>
           </>
         );
       })}
       {labels.map((label, i) =>
         (labels.length - 1 - i) % tickEvery === 0 ? (
-          <text class="tick" x={LEFT + i * step + step / 2} y={H - 6} text-anchor={i === labels.length - 1 ? 'end' : 'middle'}>{label.slice(5)}</text>
+          <text class="tick" x={left + i * step + step / 2} y={H - 6} text-anchor={i === labels.length - 1 ? 'end' : 'middle'}>{label.slice(5)}</text>
         ) : null,
       )}
     </>
@@ -61,17 +77,19 @@ function Frame({ max, labels, tickEvery, unit = '' }: { max: number; labels: rea
 export function StackedBars({ id, title, description, labels, series, tickEvery = 7 }: { id: string; title: string; description: string; labels: readonly string[]; series: readonly StackedSeries[]; tickEvery?: number }) {
   const totals = labels.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const max = niceMax(Math.max(0, ...totals));
-  const step = PLOT_W / Math.max(1, labels.length);
+  const values = valueLabels(max, '');
+  const left = plotLeft(values);
+  const step = (W - left - RIGHT) / Math.max(1, labels.length);
   const barW = Math.max(2, step * 0.72);
   const y = (v: number) => TOP + PLOT_H - (v / max) * PLOT_H;
   return (
     <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}-title ${id}-desc`} preserveAspectRatio="xMidYMid meet">
       <title id={`${id}-title`}>{title}</title>
       <desc id={`${id}-desc`}>{description}</desc>
-      <Frame max={max} labels={labels} tickEvery={tickEvery} />
+      <Frame left={left} values={values} labels={labels} tickEvery={tickEvery} />
       {labels.map((_, i) => {
         let base = 0;
-        const x = LEFT + i * step + (step - barW) / 2;
+        const x = left + i * step + (step - barW) / 2;
         return (
           <g>
             {series.map((s) => {
@@ -101,14 +119,16 @@ export interface LineSeries {
 /** Lines over the days (latency), scaled to a rounded maximum; a dot marks each day's value. */
 export function LineChart({ id, title, description, labels, series, unit, tickEvery = 7 }: { id: string; title: string; description: string; labels: readonly string[]; series: readonly LineSeries[]; unit: string; tickEvery?: number }) {
   const max = niceMax(Math.max(0, ...series.flatMap((s) => s.values.map((v) => v ?? 0))));
-  const step = PLOT_W / Math.max(1, labels.length);
-  const x = (i: number) => LEFT + i * step + step / 2;
+  const values = valueLabels(max, unit);
+  const left = plotLeft(values);
+  const step = (W - left - RIGHT) / Math.max(1, labels.length);
+  const x = (i: number) => left + i * step + step / 2;
   const y = (v: number) => TOP + PLOT_H - (v / max) * PLOT_H;
   return (
     <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby={`${id}-title ${id}-desc`} preserveAspectRatio="xMidYMid meet">
       <title id={`${id}-title`}>{title}</title>
       <desc id={`${id}-desc`}>{description}</desc>
-      <Frame max={max} labels={labels} tickEvery={tickEvery} unit={unit} />
+      <Frame left={left} values={values} labels={labels} tickEvery={tickEvery} />
       {series.map((s) => {
         let d = '';
         s.values.forEach((v, i) => {
