@@ -11,7 +11,8 @@
  *   scope="directory:read"` (and `error="invalid_token"` when a token was presented). API keys
  *   (svc_…) are refused here; the REST API refuses these tokens in turn. The token is never passed
  *   on to anything else (no passthrough).
- * The SDK then checks each tool's level (403 insufficient_scope) and runs the tool.
+ * The SDK then checks each tool's level (403 insufficient_scope, whose body is made a JSON-RPC
+ * error here: `jsonRpcScopeRefusal`) and runs the tool.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

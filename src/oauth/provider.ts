@@ -60,7 +60,7 @@ function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof O
     delete metadata.client_secret;
     delete metadata.client_secret_expires_at;
   } else if (auth !== undefined && auth !== 'none') {
-    throw new errors.InvalidClientMetadata('only public clients are accepted: token_endpoint_auth_method must be "none"');
+    throw new errors.InvalidClientMetadata('only public clients are accepted: token_endpoint_auth_method must be "none" (client_secret_post and client_secret_basic are registered as "none")');
   }
   const grants = Array.isArray(metadata.grant_types) ? (metadata.grant_types as unknown[]) : [];
   if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
