@@ -13,7 +13,8 @@
  *   on to anything else (no passthrough).
  * - Nesting: a body nesting arrays and objects more than MAX_JSON_DEPTH levels deep is a JSON-RPC
  *   invalid-params error (-32602), before either path validates anything.
- * The SDK then checks each tool's level (403 insufficient_scope) and runs the tool.
+ * The SDK then checks each tool's level (403 insufficient_scope, whose body is made a JSON-RPC
+ * error here: `jsonRpcScopeRefusal`) and runs the tool.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -24,7 +25,7 @@ import { LEVELS } from '../domain/oauth/levels.ts';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../domain/validation.ts';
 import { OAUTH_PATH } from '../oauth/provider.ts';
 import { DirectToolCalls } from './direct-call.ts';
-import { prepareTools, SERVER_INFO, serverFactory, type CallAuthExtra, type ServerDeps } from './server.ts';
+import { prepareTools, scopeRefusal, SERVER_INFO, serverFactory, type CallAuthExtra, type ServerDeps } from './server.ts';
 
 const JSON_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
@@ -42,6 +43,26 @@ export interface McpRoutesOptions {
   verifier: AccessTokenVerifier;
   server: Omit<ServerDeps, 'path' | 'onError'>;
   onError(err: unknown): void;
+}
+
+/**
+ * The SDK's 403 insufficient_scope with a JSON-RPC body (server.ts `scopeRefusal`) in place of
+ * OAuth's error JSON: same status and challenge, answering the request's id when it sent one.
+ * Any other 403 is returned as it came.
+ */
+async function jsonRpcScopeRefusal(response: Response, parsedBody: unknown): Promise<Response> {
+  const scope = /\bscope="([^"]*)"/.exec(response.headers.get('www-authenticate') ?? '')?.[1];
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { error?: unknown; error_description?: unknown } | null;
+  if (scope === undefined || body?.error !== 'insufficient_scope') return response;
+  const sentId = parsedBody !== null && typeof parsedBody === 'object' && !Array.isArray(parsedBody) ? (parsedBody as { id?: unknown }).id : undefined;
+  const id = typeof sentId === 'string' || typeof sentId === 'number' ? sentId : null;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  const description = typeof body.error_description === 'string' ? body.error_description : 'This call needs a level the token does not have';
+  return Response.json(scopeRefusal(id, description, scope), { status: 403, headers });
 }
 
 /** RFC 9728: the metadata URL of a resource, path-inserted after /.well-known/oauth-protected-resource. */
@@ -128,6 +149,7 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
       onError(err);
       response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
     }
+    if (response.status === 403) response = await jsonRpcScopeRefusal(response, parsedBody);
     const out: Record<string, string> = {};
     for (const [name, value] of response.headers) out[name] = value;
     if (response.body === null || /^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {

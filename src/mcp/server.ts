@@ -68,6 +68,19 @@ function errorResult(code: string, message: string, extra: Record<string, unknow
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }], structuredContent: error };
 }
 
+/**
+ * The body of a 403 insufficient_scope. The SDK answers the challenge with OAuth's error JSON,
+ * which MCP clients do not show (they expect JSON-RPC from this endpoint, as its other refusals
+ * are); this is a JSON-RPC error naming the level the call needs and how to get it. `description`
+ * is the challenge's (which tool needs which level), `scope` what to ask for.
+ */
+export function scopeRefusal(id: string | number | null, description: string, scope: string) {
+  const message =
+    `${description}, which the person has not granted to this app. To get it, authorize again asking for scope "${scope}" ` +
+    '(the WWW-Authenticate challenge of this answer names it): the person approves the level on the consent page, then call the tool again.';
+  return { jsonrpc: '2.0' as const, id, error: { code: -32001, message, data: { error: 'insufficient_scope', scope } } };
+}
+
 /** What the endpoint puts in `AuthInfo.extra` for the SDK to hand to the tools: this request's call context. */
 export interface CallAuthExtra {
   [key: string]: unknown;

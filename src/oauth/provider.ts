@@ -36,14 +36,32 @@ export interface ProviderOptions {
 }
 
 /**
+ * Client secret methods a registration may ask for. Such a client is registered as a public one
+ * instead (RFC 7591 §3.2.1 lets the server replace requested metadata): the answer says
+ * `token_endpoint_auth_method: "none"` and carries no client_secret, and the MCP SDKs (TypeScript
+ * v1 and v2, Python) authenticate as the answer says. The TypeScript SDK's own OAuth example
+ * asks for client_secret_post; refusing it left such clients unable to connect at all.
+ */
+const SECRET_METHODS = new Set(['client_secret_post', 'client_secret_basic']);
+
+/**
  * Registration policy, applied to registered clients and to Client ID Metadata Documents alike:
  * public clients only, authorization code (+ refresh token) only, redirect URIs HTTPS or plain
  * HTTP on a loopback address, matched exactly (the `web` application type: a loopback port is
- * not a wildcard).
+ * not a wildcard). `registering` is a Dynamic Client Registration request: only there is a
+ * secret method replaced by `none`; a metadata document naming one is refused, as the document
+ * can hold no secret.
  */
-function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof Oidc.errors): void {
+function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof Oidc.errors, registering: boolean): void {
   const auth = metadata.token_endpoint_auth_method;
-  if (auth !== undefined && auth !== 'none') throw new errors.InvalidClientMetadata('only public clients are accepted: token_endpoint_auth_method must be "none"');
+  if (registering && typeof auth === 'string' && SECRET_METHODS.has(auth)) {
+    metadata.token_endpoint_auth_method = 'none';
+    // oidc-provider minted a secret for the method asked; a public client must not get one.
+    delete metadata.client_secret;
+    delete metadata.client_secret_expires_at;
+  } else if (auth !== undefined && auth !== 'none') {
+    throw new errors.InvalidClientMetadata('only public clients are accepted: token_endpoint_auth_method must be "none" (client_secret_post and client_secret_basic are registered as "none")');
+  }
   const grants = Array.isArray(metadata.grant_types) ? (metadata.grant_types as unknown[]) : [];
   if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
     throw new errors.InvalidClientMetadata('grant_types may only contain authorization_code and refresh_token');
@@ -161,7 +179,11 @@ export async function createProvider({ config, database, clock, outbound }: Prov
     // Tokens belong to the grant, not to the browser session that consented: an app keeps
     // working after the person signs out of the site, until they disconnect it.
     expiresWithSession: () => false,
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // A refresh token only for an app that asks for offline_access (OIDC's rule, and what the
+    // MCP SDKs that use refresh tokens ask for). An app that does not (the TypeScript SDK v1)
+    // answers a 403 insufficient_scope by refreshing when it holds a refresh token, gets the same
+    // levels back and gives up: without one, it asks the person for the level, as a step-up must.
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     // One grant per person and client, whichever browser session asks: connected apps shows one
     // row per app, and a step-up adds to the same grant.
@@ -178,8 +200,8 @@ export async function createProvider({ config, database, clock, outbound }: Prov
     extraClientMetadata: {
       // Not a real property: its validator sees the whole metadata, and applies our policy.
       properties: ['consulta_policy'],
-      validator: (_ctx, key, _value, metadata) => {
-        if (key === 'consulta_policy') checkClientMetadata(metadata as Record<string, unknown>, oidc.errors);
+      validator: (ctx, key, _value, metadata) => {
+        if (key === 'consulta_policy') checkClientMetadata(metadata as Record<string, unknown>, oidc.errors, ctx?.oidc?.route === 'registration');
       },
     },
     features: {

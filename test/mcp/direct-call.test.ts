@@ -210,18 +210,22 @@ for (const target of databaseTargets()) {
     it('answers every generated variation exactly as the SDK does (fixed seed)', async () => {
       const runs = Number(process.env.FUZZ_RUNS ?? 400);
       let tried = 0;
+      const statuses = new Set<number>();
       await fc.assert(
         fc.asyncProperty(calls(lawyer), fc.boolean(), async (call, wide) => {
           const token = wide ? everything : reader;
           const direct = await send(ctx.app, token, mcp().host, mcp().pathname, call);
           const sdk = await send(viaSdk, token, mcp().host, mcp().pathname, call);
           tried++;
+          statuses.add(direct.status);
           assert.deepEqual(direct, sdk, call.text?.slice(0, 500) ?? JSON.stringify(call));
           assert.ok(direct.status < 500, direct.body);
         }),
         { numRuns: runs, seed: Number(process.env.FUZZ_SEED ?? 20261124) },
       );
       assert.equal(tried, runs);
+      // The variations reach the refusals too: a missing level (403) among them.
+      if (runs >= 100) assert.ok(statuses.has(403), `statuses seen: ${[...statuses].join(', ')}`);
     });
 
     it('arguments nested 15,000 arrays deep (under 64 KiB) are invalid params on both paths, with the request’s id, never a 500 or an exception’s text', async () => {
@@ -293,6 +297,33 @@ for (const target of databaseTargets()) {
       assert.equal(seen.length, 1);
       const sent = seen[0]!;
       assert.ok(direct.recognise(sent.headers as Record<string, string>, sent.body, ['directory:read']), `not recognised: ${JSON.stringify(sent)}`);
+    });
+
+    it('a missing level is a 403 whose body is a JSON-RPC error with the request’s id, naming the level and how to get it, on both paths and in both eras', async () => {
+      const hold = { lawyer_id: lawyer, date: '2026-11-27', start_time: '10:00:00', end_time: '11:00:00' };
+      const modern = canonical('hold_consultation_slot', hold, 'hold-1');
+      const legacy: Call = {
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: { jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'hold_consultation_slot', arguments: hold } },
+      };
+      for (const [call, id] of [[modern, 'hold-1'], [legacy, 42]] as const) {
+        const direct = await send(ctx.app, reader, mcp().host, mcp().pathname, call);
+        const sdk = await send(viaSdk, reader, mcp().host, mcp().pathname, call);
+        assert.deepEqual(direct, sdk, 'the same answer on both paths');
+        assert.equal(direct.status, 403);
+        assert.match(String(direct.headers['www-authenticate']), /^Bearer error="insufficient_scope", error_description="The hold_consultation_slot tool needs the slots:hold level", scope="directory:read slots:hold", resource_metadata="/);
+        assert.match(String(direct.headers['content-type']), /^application\/json/);
+        assert.equal(Number(direct.headers['content-length']), Buffer.byteLength(direct.body));
+        const body = JSON.parse(direct.body) as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: unknown } };
+        assert.deepEqual(Object.keys(body), ['jsonrpc', 'id', 'error']);
+        assert.equal(body.jsonrpc, '2.0');
+        assert.equal(body.id, id);
+        assert.equal(body.error.code, -32001);
+        assert.match(body.error.message, /^The hold_consultation_slot tool needs the slots:hold level, which the person has not granted to this app\. To get it, authorize again asking for scope "directory:read slots:hold"/);
+        assert.match(body.error.message, /consent page/);
+        assert.deepEqual(body.error.data, { error: 'insufficient_scope', scope: 'directory:read slots:hold' });
+      }
+      assert.equal(await ctx.database.db.selectFrom('booking_intents').select('id').where('slot_date', '=', '2026-11-27').executeTakeFirst(), undefined, 'nothing was held');
     });
 
     it('a tool that fails unexpectedly answers internal_error without its exception’s message (the tool code both paths run)', async () => {

@@ -89,7 +89,7 @@ for (const target of databaseTargets()) {
         [{ redirect_uris: ['https://agent.example/cb'], scope: 'directory:read admin' }, 'invalid_client_metadata'],
         [{ redirect_uris: ['http://agent.example/cb'] }, 'invalid_redirect_uri'],
         [{ redirect_uris: ['com.agent.app:/cb'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
+        [{ redirect_uris: ['https://agent.example/cb'], token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
         [{ redirect_uris: ['https://agent.example/cb'], grant_types: ['authorization_code', 'client_credentials'] }, 'invalid_client_metadata'],
       ] as const) {
         const res = await reg(payload);

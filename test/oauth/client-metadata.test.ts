@@ -42,11 +42,11 @@ async function startDocumentHost(): Promise<DocumentHost> {
   let port = 0;
   const server = https.createServer({ key: KEY, cert: CERT }, (req, res) => {
     requests.push({ path: req.url ?? '', accept: req.headers.accept });
-    if (req.url !== '/agent/client.json') {
+    if (req.url !== '/agent/client.json' && req.url !== '/agent/secret.json') {
       res.writeHead(404).end();
       return;
     }
-    const clientId = `https://${HOST}:${port}/agent/client.json`;
+    const clientId = `https://${HOST}:${port}${req.url}`;
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
     res.end(
       JSON.stringify({
@@ -56,7 +56,8 @@ async function startDocumentHost(): Promise<DocumentHost> {
         redirect_uris: [APP_REDIRECT],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'none',
+        // The second document names a client secret method, which a public document cannot hold.
+        token_endpoint_auth_method: req.url === '/agent/secret.json' ? 'client_secret_post' : 'none',
         scope: 'directory:read offline_access',
       }),
     );
@@ -146,6 +147,16 @@ for (const target of databaseTargets()) {
       // Nothing about the app is stored as a registered client: the URL is its identity.
       const stored = await ctx.database.db.selectFrom('oauth_records').select('id').where('model', '=', 'Client').where('id', '=', clientId).executeTakeFirst();
       assert.equal(stored, undefined);
+    });
+
+    it('a document naming a client secret method is refused (only Dynamic Client Registration turns one into a public client)', async () => {
+      const person = await signedIn(ctx, 'cimd-secret@example.com');
+      const secretId = `https://${HOST}:${host.port}/agent/secret.json`;
+      const params = new URLSearchParams({ client_id: secretId, redirect_uri: APP_REDIRECT, response_type: 'code', scope: 'directory:read', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
+      const res = await person.client.get(`/oauth/auth?${params}`);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.match(res.body, /invalid_client/);
+      assert.ok(host.requests.some((r) => r.path === '/agent/secret.json'), 'the document was fetched');
     });
 
     it('with the override off, a document URL resolving to a loopback, private or metadata address is refused and nothing is fetched', async () => {

@@ -71,6 +71,9 @@ export async function authorize(ctx: TestContext, browser: SiteClient, options: 
     code_challenge_method: 'S256',
   });
   if (options.resource !== null) params.set('resource', options.resource ?? ctx.config.mcpUrl);
+  // OpenID Connect grants offline_access (a refresh token) only with prompt=consent; the MCP SDKs
+  // send it whenever they ask for offline_access.
+  if (options.scope.split(' ').includes('offline_access')) params.set('prompt', 'consent');
   let res = await browser.get(`/oauth/auth?${params}`);
   let consentPage: LightMyRequestResponse | null = null;
   for (let hops = 0; hops < 12; hops++) {
