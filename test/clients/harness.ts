@@ -220,7 +220,7 @@ describe('real MCP clients outside npm test: the Python SDK and the MCP Inspecto
       const first = await inspector(['--method', 'tools/call', '--tool-name', 'list_cities', '--tool-args-json', '{}'], { person: 'inspector-dcr@example.com', levels: ['directory:read'], home });
       assert.equal(first.code, 0, `${first.stderr.slice(-3000)}\n${first.stdout}`);
       assert.deepEqual(first.consents, [{ scope: ['directory:read', 'my-bookings:read', 'offline_access', 'slots:hold'], pages: 1, preselected: 'my-bookings:read' }]);
-      assert.ok((JSON.parse(first.stdout) as { result: { structuredContent: { provinces: unknown[] } } }).result.structuredContent.provinces.length > 0);
+      assert.ok((JSON.parse(first.stdout) as { result: { structuredContent: { cities: unknown[] } } }).result.structuredContent.cities.length > 0);
 
       // The next run reuses its stored tokens. The hold meets the 403; the SDK inside starts a
       // step-up, but the CLI's recovery authorizes again with the scope it already holds, which

@@ -243,8 +243,8 @@ for (const target of databaseTargets()) {
             else assert.ok(firstTokens.refresh_token, 'offline_access: a refresh token');
 
             await app.connect();
-            const cities = structured<{ provinces: unknown[] }>(await app.call('list_cities', {}));
-            assert.ok(cities.provinces.length > 0);
+            const cities = structured<{ cities: unknown[] }>(await app.call('list_cities', {}));
+            assert.ok(cities.cities.length > 0);
 
             // The hold needs slots:hold: 403, and the SDK goes back to the person.
             const before = exchanges.length;
