@@ -338,6 +338,8 @@ for (const target of databaseTargets()) {
         { name: 'an unknown field', bad: () => line({ nickname: 'Lucy' }), pointer: '/nickname', detail: /is not a known field/ },
         { name: 'an unknown nested field', bad: () => line({ bar_memberships: [{ bar_name: 'X', verified: true, number: 12 }] }), pointer: '/bar_memberships/0/number', detail: /is not a known field/ },
         { name: 'a malformed id', bad: () => line({ id: 'lawyer-1' }), pointer: '/id', detail: /must be a UUID/ },
+        // 15,000 nested arrays in an unknown field (30 KB): bounded before the validator recurses into it.
+        { name: 'arrays nested 15,000 deep', bad: () => line({}).replace(/}$/, `,"notes":${'['.repeat(15_000)}${']'.repeat(15_000)}}`), pointer: '', detail: /more than 32 levels deep/ },
         {
           name: 'a bad time format in weekly_hours',
           bad: () => line({ weekly_hours: [{ weekday: 1, start_time: '9:00', end_time: '14:00:00', slot_minutes: 60 }] }),

@@ -7,7 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Database } from '../../db/database.ts';
 import type { LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
 import { bumpDirectoryVersion } from '../../db/repositories/reference.repository.ts';
-import { createAjv, toFieldErrors } from '../validation.ts';
+import { createAjv, exceedsJsonDepth, MAX_JSON_DEPTH, toFieldErrors } from '../validation.ts';
 import { ensureReferenceData, findExistingLawyerIds, prepareLawyer, writeLawyers } from './directory-writer.ts';
 import { LawyerRecordSchema, type LawyerRecord } from './lawyer-record.ts';
 import { DirectoryCache } from './reference.service.ts';
@@ -80,6 +80,11 @@ export async function importLawyers(
       value = JSON.parse(line);
     } catch (err) {
       report(lineNo, '', `not valid JSON (${(err as Error).message})`);
+      continue;
+    }
+    // Bounded before validation, as every JSON entry point is: the validator recurses.
+    if (exceedsJsonDepth(value)) {
+      report(lineNo, '', `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
       continue;
     }
     const schemaErrors = validate(value);
