@@ -6,6 +6,7 @@
  * webhooks' SSRF policy). Sign-in and consent are the site's pages (src/site/oauth/).
  */
 import { generateKeyPairSync } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type * as Oidc from 'oidc-provider';
 import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Clock } from '../clock.ts';
@@ -27,13 +28,35 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
 const GRANT_TTL_SECONDS = 90 * 86_400;
 
+/** The site session a request carries, as the authorization server needs it. */
+export interface SiteSession {
+  /** The signed-in person (users.id): the only account an authorization may be for. */
+  accountId: string;
+  /** When the site session ends if unused (ISO): the login session must not outlive it. */
+  endsAt: string;
+}
+
 export interface ProviderOptions {
   config: Config;
   database: Database;
   clock: Clock;
+  /** The site session of a session cookie's value, or null (none, ended, unknown). */
+  siteSession(token: string | undefined): Promise<SiteSession | null>;
+  /** The site session cookie's name (`__Host-consulta_session` on HTTPS). */
+  siteSessionCookie: string;
   /** How Client ID Metadata Documents are fetched (tests point it at a local HTTPS host). */
   outbound?: OutboundOptions;
 }
+
+/**
+ * The site session of each authorization request (`/auth`, and `/auth/{uid}` where it resumes),
+ * read once before oidc-provider handles it. Keyed by the raw request: nothing a client sends
+ * can set it.
+ */
+const siteSessions = new WeakMap<IncomingMessage, SiteSession | null>();
+
+/** A login session left in this browser by an ended site session holds no authorization. */
+const UNBOUND_SESSION_TTL_SECONDS = 600;
 
 /**
  * Registration policy, applied to registered clients and to Client ID Metadata Documents alike:
@@ -109,6 +132,26 @@ function consentPolicy(interactionPolicy: typeof Oidc.interactionPolicy) {
 }
 
 /**
+ * The login prompt's extra check: the provider's login session must be of the person signed in on
+ * the site by this very request. oidc-provider's own login session (`_session`, a cookie of its
+ * own) would otherwise answer for whoever signed in last in this browser, long after they signed
+ * out of the site, and an app holding a grant would get a code with no one signed in, or for the
+ * wrong person. When the check fails, the interaction page signs in the site's person (or sends
+ * a signed-out browser to the sign-in page); an app asking with prompt=none gets login_required.
+ */
+function requireSiteSession(policy: ReturnType<typeof Oidc.interactionPolicy.base>, interactionPolicy: typeof Oidc.interactionPolicy): void {
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('site_session', 'the person signed in on the site must authorize', (ctx) => {
+      const site = siteSessions.get(ctx.req);
+      return site?.accountId !== undefined && site.accountId === ctx.oidc.session?.accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+    }),
+  );
+}
+
+/** Whether a provider path is an authorization request or its resumption (the only users of its login session). */
+const isAuthorizationPath = (path: string) => path === '/auth' || path.startsWith('/auth/');
+
+/**
  * One signing key per process. Nothing we issue is signed (access tokens are opaque and no ID
  * token is issued without `openid`, which our clients have no use for), but oidc-provider wants
  * a key set; a generated one keeps its development keys out of production.
@@ -123,11 +166,13 @@ function processKeys() {
  * is loaded here, not at start-up: CLI commands that never serve (migrate, seed, keys…) then
  * neither load it nor print its "unsupported runtime" warning on Node 20 (docs/decisions.md).
  */
-export async function createProvider({ config, database, clock, outbound }: ProviderOptions): Promise<Provider> {
+export async function createProvider({ config, database, clock, siteSession, siteSessionCookie, outbound }: ProviderOptions): Promise<Provider> {
   const oidc = await import('oidc-provider');
   const issuer = `${config.siteUrl}${OAUTH_PATH}`;
   const resource = config.mcpUrl;
   const scope = LEVELS.join(' ');
+  const policy = consentPolicy(oidc.interactionPolicy);
+  requireSiteSession(policy, oidc.interactionPolicy);
 
   const configuration: Configuration = {
     adapter: kyselyAdapter(database, clock),
@@ -155,7 +200,13 @@ export async function createProvider({ config, database, clock, outbound }: Prov
       RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
       Grant: GRANT_TTL_SECONDS,
       Interaction: 3600,
-      Session: 14 * 86_400,
+      // The login session ends when the site session it was made under would (absolute expiry or
+      // idle time, SESSION_MAX_DAYS / SESSION_IDLE_DAYS), and again with each authorization.
+      Session: (ctx) => {
+        const site = siteSessions.get(ctx.req);
+        if (!site) return UNBOUND_SESSION_TTL_SECONDS;
+        return Math.max(1, Math.floor((Date.parse(site.endsAt) - clock.now().getTime()) / 1000));
+      },
     },
     rotateRefreshToken: () => true,
     // Tokens belong to the grant, not to the browser session that consented: an app keeps
@@ -173,7 +224,7 @@ export async function createProvider({ config, database, clock, outbound }: Prov
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: consentPolicy(oidc.interactionPolicy),
+      policy,
     },
     extraClientMetadata: {
       // Not a real property: its validator sees the whole metadata, and applies our policy.
@@ -214,6 +265,20 @@ export async function createProvider({ config, database, clock, outbound }: Prov
   const provider = new oidc.default(issuer, configuration);
   // Our Fastify route pins Host and X-Forwarded-Proto to SITE_URL before handing requests over.
   provider.proxy = true;
+  // Before an authorization request (or its resumption) is handled: the site session it carries,
+  // and the provider's login session of this browser ended if it belongs to anyone else (or to
+  // someone who is no longer signed in on the site). The login check above would ask again
+  // anyway; ending the stale session also spares the interaction a session of the wrong person.
+  provider.use(async (ctx, next) => {
+    if (isAuthorizationPath(ctx.path)) {
+      const site = await siteSession(ctx.cookies.get(siteSessionCookie, { signed: false }));
+      siteSessions.set(ctx.req, site);
+      const cookie = ctx.cookies.get(provider.cookieName('session'), { signed: true });
+      const stale = cookie ? await provider.Session.find(cookie) : undefined;
+      if (stale?.accountId && stale.accountId !== site?.accountId) await stale.destroy();
+    }
+    await next();
+  });
   // The levels are scopes of the one resource server, which oidc-provider does not advertise;
   // clients that read the authorization server's metadata rather than the resource's see them too.
   provider.use(async (ctx, next) => {
