@@ -55,6 +55,14 @@ export interface ProviderOptions {
  */
 const siteSessions = new WeakMap<IncomingMessage, SiteSession | null>();
 
+const ONE_RESOURCE = 'name one resource: the MCP server';
+
+/** Whether the request names more than one `resource` (the parameter may repeat in oidc-provider's parsing). */
+function severalResources(ctx: KoaContextWithOIDC): boolean {
+  const asked = ctx.oidc?.params?.resource;
+  return Array.isArray(asked) && asked.length > 1;
+}
+
 /** A login session left in this browser by an ended site session holds no authorization. */
 const UNBOUND_SESSION_TTL_SECONDS = 600;
 
@@ -74,10 +82,16 @@ function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof O
   const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
   for (const uri of uris) {
     const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
-    if (!parsed) throw new errors.InvalidRedirectUri('redirect_uris must be absolute URLs');
+    // InvalidClientMetadata with a description starting "redirect_uris" is RFC 7591's
+    // invalid_redirect_uri, with that description (InvalidRedirectUri would replace it).
+    if (!parsed) throw new errors.InvalidClientMetadata('redirect_uris must be absolute URLs');
+    // user:password@ would be sent to the app with every answer (and `@` alone can hide the real
+    // host from a reader); a `*` is no host any answer could be matched against.
+    if (parsed.username || parsed.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(uri as string)) throw new errors.InvalidClientMetadata('redirect_uris must not contain user information (user:password@)');
+    if (parsed.hostname.includes('*')) throw new errors.InvalidClientMetadata('redirect_uris must name one host: no * in the host');
     if (parsed.protocol === 'https:') continue;
     if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) continue;
-    throw new errors.InvalidRedirectUri('redirect_uris must be https: URLs, or http: URLs on a loopback address (127.0.0.1, [::1], localhost)');
+    throw new errors.InvalidClientMetadata('redirect_uris must be https: URLs, or http: URLs on a loopback address (127.0.0.1, [::1], localhost)');
   }
   // Clients may register the levels they will ask for (the MCP SDK registers the 401 challenge's
   // scope). Levels are the MCP server's scopes, granted by the person on the consent page, not
@@ -208,7 +222,16 @@ export async function createProvider({ config, database, clock, siteSession, sit
         return Math.max(1, Math.floor((Date.parse(site.endsAt) - clock.now().getTime()) / 1000));
       },
     },
-    rotateRefreshToken: () => true,
+    // Called just before a refresh spends its token (rotation consumes it): the request's
+    // resource is checked here, so a refresh refused for it leaves the token usable. Checked after
+    // the spend, as oidc-provider would, a retry would find the token used and revoke the grant.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource;
+      if (asked !== undefined && (severalResources(ctx) || asked !== resource)) {
+        throw new oidc.errors.InvalidTarget(severalResources(ctx) ? ONE_RESOURCE : 'the only resource is the MCP server');
+      }
+      return true;
+    },
     // Tokens belong to the grant, not to the browser session that consented: an app keeps
     // working after the person signs out of the site, until they disconnect it.
     expiresWithSession: () => false,
@@ -242,9 +265,15 @@ export async function createProvider({ config, database, clock, siteSession, sit
       registration: { enabled: true, initialAccessToken: false },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        // Called with `oneOf` when a token request names several resources: one only, refused
+        // rather than one picked (RFC 8707: a request the server cannot honour is invalid_target).
+        defaultResource: (_ctx, _client, oneOf) => {
+          if (oneOf !== undefined) throw new oidc.errors.InvalidTarget(ONE_RESOURCE);
+          return resource;
+        },
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
+        getResourceServerInfo: (ctx, indicator) => {
+          if (severalResources(ctx)) throw new oidc.errors.InvalidTarget(ONE_RESOURCE);
           if (indicator !== resource) throw new oidc.errors.InvalidTarget('the only resource is the MCP server');
           return { scope, audience: resource, accessTokenTTL: config.oauthAccessTokenTtlSeconds, accessTokenFormat: 'opaque' };
         },

@@ -33,6 +33,12 @@ function mcpCall(ctx: TestContext, bearer: string | null, body: unknown = { json
   });
 }
 
+/** The JSON-RPC result of an MCP answer, sent as JSON or as one server-sent event. */
+function jsonRpcResult<T>(body: string): T {
+  const json = body.startsWith('{') ? body : /^data: (.*)$/m.exec(body)![1]!;
+  return (JSON.parse(json) as { result: T }).result;
+}
+
 for (const target of databaseTargets()) {
   describe(`OAuth authorization server (${target.name})`, () => {
     let ctx: TestContext;
@@ -96,6 +102,69 @@ for (const target of databaseTargets()) {
         assert.equal(res.statusCode, 400, JSON.stringify(payload));
         assert.equal(res.json().error, error, JSON.stringify(payload));
       }
+    });
+
+    it('refuses redirect URIs with user information or a wildcard in the host: 400 invalid_redirect_uri naming the rule', async () => {
+      const reg = (payload: Record<string, unknown>) => ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload });
+      for (const uri of ['https://user:pass@agent.example/cb', 'https://user@agent.example/cb', 'https://:pass@agent.example/cb', 'https://@agent.example/cb', 'http://user@127.0.0.1:4000/cb']) {
+        const res = await reg({ client_name: 'Userinfo', redirect_uris: ['https://agent.example/ok', uri] });
+        assert.equal(res.statusCode, 400, `${uri}: ${res.body}`);
+        assert.deepEqual(res.json(), { error: 'invalid_redirect_uri', error_description: 'redirect_uris must not contain user information (user:password@)' }, uri);
+      }
+      for (const uri of ['https://*.agent.example/cb', 'https://*/cb', 'https://agent.*.example/cb', 'https://%2A.agent.example/cb']) {
+        const res = await reg({ client_name: 'Wildcard', redirect_uris: [uri] });
+        assert.equal(res.statusCode, 400, `${uri}: ${res.body}`);
+        assert.deepEqual(res.json(), { error: 'invalid_redirect_uri', error_description: 'redirect_uris must name one host: no * in the host' }, uri);
+      }
+      const fine = await reg({ client_name: 'Fine', redirect_uris: ['https://agent.example/cb?a=1&next=user@x'] });
+      assert.equal(fine.statusCode, 201, 'an @ in the query is no user information');
+    });
+
+    it('refuses a second resource value: the authorization request answers invalid_target to the app, the token request invalid_target', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'resources@example.com')).client;
+      for (const second of [MCP, 'https://elsewhere.example/api']) {
+        const params = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
+        params.append('resource', second);
+        const res = await browser.get(`/oauth/auth?${params}`);
+        assert.equal(res.statusCode, 303, second);
+        const back = new URL(String(res.headers.location));
+        assert.equal(`${back.origin}${back.pathname}`, REDIRECT_URI, second);
+        assert.equal(back.searchParams.get('error'), 'invalid_target', second);
+        assert.equal(back.searchParams.get('code'), null);
+      }
+      const { redirect, verifier } = await authorize(ctx, browser, { clientId, scope: 'directory:read offline_access' });
+      const form = new URLSearchParams({ grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: MCP });
+      form.append('resource', MCP);
+      const twice = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+      assert.equal(twice.statusCode, 400, twice.body);
+      assert.equal(twice.json().error, 'invalid_target');
+    });
+
+    it('a refresh refused for its resource (another one, or two) leaves the refresh token usable and the grant intact', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'refresh-target@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'directory:read offline_access' });
+      const refresh = (resources: string[]) => {
+        const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId });
+        for (const r of resources) form.append('resource', r);
+        return ctx.app.fastify.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+      };
+      for (const resources of [['https://elsewhere.example/api'], [MCP, 'https://elsewhere.example/api'], [MCP, MCP]]) {
+        const refused = await refresh(resources);
+        assert.equal(refused.statusCode, 400, resources.join(' '));
+        assert.equal(refused.json().error, 'invalid_target', resources.join(' '));
+      }
+      const right = await refresh([MCP]);
+      assert.equal(right.statusCode, 200, right.body);
+      const next = right.json() as { access_token: string; refresh_token: string; scope: string };
+      assert.equal(next.scope, 'directory:read');
+      const list = await mcpCall(ctx, next.access_token);
+      assert.equal(list.statusCode, 200);
+      assert.equal(jsonRpcResult<{ tools: unknown[] }>(list.body).tools.length, 15, 'a real tools/list with the new token');
+      const apps = await ctx.app.services.connectedApps.list(me.userId);
+      assert.equal(apps.length, 1, 'the grant is intact');
+      assert.equal((await refresh([])).statusCode, 400, 'the rotated token is spent');
     });
 
     it('runs authorize → sign-in → consent → token with PKCE S256, resource and iss', async () => {

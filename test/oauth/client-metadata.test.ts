@@ -28,6 +28,7 @@ const KEY = fs.readFileSync(new URL('receiver.key', FIXTURES), 'utf8');
 /** The fixture certificate's only name; it exists in no real DNS, only in the tests' resolver. */
 const HOST = 'hooks.example.test';
 const APP_REDIRECT = 'https://agent.example.test/callback';
+const USERINFO_REDIRECT = 'https://agent:secret@agent.example.test/callback';
 const MCP = 'http://consulta.test/mcp';
 
 interface DocumentHost {
@@ -42,18 +43,20 @@ async function startDocumentHost(): Promise<DocumentHost> {
   let port = 0;
   const server = https.createServer({ key: KEY, cert: CERT }, (req, res) => {
     requests.push({ path: req.url ?? '', accept: req.headers.accept });
-    if (req.url !== '/agent/client.json') {
+    // The app's document, and one whose redirect URI carries user information (refused like a registration's).
+    const redirect = { '/agent/client.json': APP_REDIRECT, '/agent/userinfo.json': USERINFO_REDIRECT }[req.url ?? ''];
+    if (!redirect) {
       res.writeHead(404).end();
       return;
     }
-    const clientId = `https://${HOST}:${port}/agent/client.json`;
+    const clientId = `https://${HOST}:${port}${req.url}`;
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
     res.end(
       JSON.stringify({
         client_id: clientId,
         client_name: 'Metadata <b>Agent</b>',
         client_uri: 'https://agent.example.test/',
-        redirect_uris: [APP_REDIRECT],
+        redirect_uris: [redirect],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
@@ -146,6 +149,17 @@ for (const target of databaseTargets()) {
       // Nothing about the app is stored as a registered client: the URL is its identity.
       const stored = await ctx.database.db.selectFrom('oauth_records').select('id').where('model', '=', 'Client').where('id', '=', clientId).executeTakeFirst();
       assert.equal(stored, undefined);
+    });
+
+    it('a document whose redirect URI carries user information is refused as a registration would be (invalid_redirect_uri); nothing reaches the app', async () => {
+      const person = await signedIn(ctx, 'cimd-userinfo@example.com');
+      const documentUrl = `https://${HOST}:${host.port}/agent/userinfo.json`;
+      const params = new URLSearchParams({ client_id: documentUrl, redirect_uri: USERINFO_REDIRECT, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
+      const res = await person.client.get(`/oauth/auth?${params}`, { accept: 'application/json' });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.headers.location, undefined, 'never redirected to it');
+      assert.ok(res.body.includes('redirect_uris must not contain user information'), res.body);
+      assert.ok(host.requests.some((r) => r.path === '/agent/userinfo.json'), 'the document was read, and refused');
     });
 
     it('with the override off, a document URL resolving to a loopback, private or metadata address is refused and nothing is fetched', async () => {
