@@ -358,7 +358,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (metrics && config.metricsToken !== null) await fastify.register(metricsRoutes, { metrics, token: config.metricsToken, siteUrl: config.siteUrl });
   // The OAuth authorization server (/oauth) and what the MCP endpoint checks its tokens with.
   const accessTokens = new DatabaseAccessTokenVerifier({ database, clock, audience: config.mcpUrl });
-  const connectedApps = new ConnectedAppsService({ database, clock, resource: config.mcpUrl, verifier: accessTokens });
+  const connectedApps = new ConnectedAppsService({ database, clock, verifier: accessTokens });
   const sessions = new SessionService({ database, clock, config });
   const cookies = siteCookies(config.siteUrl);
   const oauthProvider = await createProvider({

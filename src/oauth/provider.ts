@@ -162,6 +162,19 @@ function requireSiteSession(policy: ReturnType<typeof Oidc.interactionPolicy.bas
   );
 }
 
+/**
+ * Adds the levels the person granted to the request's scope, so the code (and every token from
+ * it) carries exactly the grant's level, whatever the app asked for: oidc-provider issues only
+ * the requested scopes that were granted, and a person who chose a higher level than the app
+ * asked would otherwise see it on connected apps while the app's tokens never carried it.
+ */
+function carryGrantedLevels(ctx: KoaContextWithOIDC, grant: InstanceType<Provider['Grant']>, resource: string): void {
+  const levels = grant.getResourceScope(resource).split(' ').filter(isLevel);
+  if (levels.length === 0) return;
+  const asked = new Set((ctx.oidc.params?.scope as string | undefined)?.split(' ').filter(Boolean) ?? []);
+  ctx.oidc.params!.scope = [...asked, ...levels.filter((l) => !asked.has(l))].join(' ');
+}
+
 /** Whether a provider path is an authorization request or its resumption (the only users of its login session). */
 const isAuthorizationPath = (path: string) => path === '/auth' || path.startsWith('/auth/');
 
@@ -243,7 +256,11 @@ export async function createProvider({ config, database, clock, siteSession, sit
       const accountId = ctx.oidc.session?.accountId;
       const clientId = ctx.oidc.client?.clientId;
       const grantId = ctx.oidc.result?.consent?.grantId ?? (accountId && clientId ? await findLatestGrantOfClient(database.db, accountId, clientId) : undefined);
-      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+      const grant = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      // The person has just chosen the level: the code carries it even where it is below or above
+      // the ask (below it, oidc-provider would otherwise refuse the request as granting nothing).
+      if (grant && ctx.oidc.result?.consent) carryGrantedLevels(ctx, grant, resource);
+      return grant;
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
@@ -307,6 +324,11 @@ export async function createProvider({ config, database, clock, siteSession, sit
       if (stale?.accountId && stale.accountId !== site?.accountId) await stale.destroy();
     }
     await next();
+  });
+  // Every accepted authorization (with or without a consent page) issues the grant's levels;
+  // emitted synchronously just before the code is made.
+  provider.on('authorization.accepted', (ctx: KoaContextWithOIDC) => {
+    if (ctx.oidc.grant) carryGrantedLevels(ctx, ctx.oidc.grant, resource);
   });
   // The levels are scopes of the one resource server, which oidc-provider does not advertise;
   // clients that read the authorization server's metadata rather than the resource's see them too.

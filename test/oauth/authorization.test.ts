@@ -289,10 +289,66 @@ for (const target of databaseTargets()) {
       const up = await connect(ctx, browser, { clientId, scope: 'directory:read slots:hold' });
       assert.deepEqual(up.scope?.split(' ').sort(), ['directory:read', 'slots:hold']);
       const everything = await connect(ctx, browser, { clientId, scope: 'my-bookings:read', answer: 'my-bookings:read' });
-      assert.deepEqual(everything.scope?.split(' ').sort(), ['my-bookings:read'], 'the token carries what was asked');
+      assert.deepEqual(everything.scope?.split(' ').sort(), ['directory:read', 'my-bookings:read', 'slots:hold'], 'the token carries every level of the grant');
       const apps = await ctx.app.services.connectedApps.list(me.userId);
       assert.equal(apps.length, 1, 'one grant per person and app');
       assert.deepEqual(apps[0]!.levels, ['directory:read', 'slots:hold', 'my-bookings:read']);
+    });
+
+    it('a higher level than the app asked for is what its tokens carry: the code exchange, a refresh, a silent re-authorization and the MCP server agree with connected apps', async () => {
+      const clientId = await registerClient(ctx, { client_name: 'Modest Agent' });
+      const me = await signedIn(ctx, 'higher@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'directory:read offline_access', answer: 'my-bookings:read' });
+      const all = ['directory:read', 'my-bookings:read', 'slots:hold'];
+      assert.deepEqual(tokens.scope?.split(' ').sort(), all, 'the token endpoint says so');
+      // A tool of the highest level answers (not 403 insufficient_scope), and the app is told its levels.
+      const bookings = await mcpCall(ctx, tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_bookings', arguments: {} } });
+      assert.equal(bookings.statusCode, 200, bookings.body);
+      const account = await mcpCall(ctx, tokens.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_my_account', arguments: {} } });
+      assert.deepEqual([...jsonRpcResult<{ structuredContent: { levels: string[] } }>(account.body).structuredContent.levels].sort(), all);
+      const refreshed = await token(ctx, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId, resource: MCP });
+      assert.deepEqual((refreshed.json() as { scope: string }).scope.split(' ').sort(), all, 'a refresh keeps it');
+      // Asking again for the lower level: no consent page, and still the grant's levels.
+      const again = await authorize(ctx, me.client, { clientId, scope: 'directory:read' });
+      assert.equal(again.consentPage, null);
+      const silent = await token(ctx, { grant_type: 'authorization_code', code: again.redirect.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: again.verifier, resource: MCP });
+      assert.deepEqual((silent.json() as { scope: string }).scope.split(' ').sort(), all);
+      const [app] = await ctx.app.services.connectedApps.list(me.userId);
+      assert.deepEqual(app?.levels, ['directory:read', 'slots:hold', 'my-bookings:read'], 'connected apps shows the same');
+      assert.match(pageText((await me.client.get('/account/apps')).body), /Browse the directory · Hold times in my name · See my consultations/);
+    });
+
+    it('a person may allow less than asked: the token carries what they chose', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'less@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'slots:hold', answer: 'directory:read' });
+      assert.equal(tokens.scope, 'directory:read');
+      const hold = await mcpCall(ctx, tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_booking_intents', arguments: {} } });
+      assert.equal(hold.statusCode, 403);
+      assert.deepEqual((await ctx.app.services.connectedApps.list(me.userId))[0]?.levels, ['directory:read']);
+    });
+
+    it('asked again for less than it may do, the consent page keeps the current level selected; lowering is an explicit choice the page warns about', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'reconsent@example.com');
+      await connect(ctx, me.client, { clientId, scope: 'directory:read', answer: 'my-bookings:read' });
+      // The app asks again for its lower level, and asks the person again (prompt=consent).
+      const again = await authorize(ctx, me.client, { clientId, scope: 'directory:read', prompt: 'consent' });
+      assert.ok(again.consentPage, 'a consent page');
+      const html = again.consentPage.body;
+      assert.match(html, /name="level" value="my-bookings:read" checked/, 'what it may already do stays selected');
+      assert.doesNotMatch(html, /value="(directory:read|slots:hold)" checked/);
+      const text = pageText(html);
+      assert.match(text, /It may already: See my consultations\./);
+      assert.match(text, /Browse the directory directory:read \(the app asks for this\)/);
+      assert.match(text, /choosing a lower level takes that away from it/i);
+      assert.equal((text.match(/lowers what the app may do now/g) ?? []).length, 2, 'both lower levels say so');
+      // Allowing as preselected keeps the grant where it was.
+      assert.deepEqual((await ctx.app.services.connectedApps.list(me.userId))[0]?.levels, ['directory:read', 'slots:hold', 'my-bookings:read']);
+      // Lowering, chosen explicitly: the grant and the new token follow.
+      const lowered = await connect(ctx, me.client, { clientId, scope: 'directory:read', prompt: 'consent', answer: 'directory:read' });
+      assert.equal(lowered.scope, 'directory:read');
+      assert.deepEqual((await ctx.app.services.connectedApps.list(me.userId))[0]?.levels, ['directory:read']);
     });
 
     it('rotates refresh tokens: the new one works, the used one is refused', async () => {

@@ -164,6 +164,37 @@ describe('consent and connected apps in Chromium', { skip: unavailable }, () => 
     }
   });
 
+  it('asked again for less than it may do: the current level stays selected, the lower ones say they take something away; axe-clean in both languages', async () => {
+    const { context, page, authorizeUrl } = await setUp('Asks Again App');
+    try {
+      await page.goto(authorizeUrl);
+      await page.waitForURL(/\/oauth\/interaction\//);
+      await page.locator('input[name="level"][value="my-bookings:read"]').check();
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
+      await page.waitForURL(/127\.0\.0\.1:8765\/callback/);
+      const again = new URL(authorizeUrl);
+      again.searchParams.set('scope', 'directory:read');
+      again.searchParams.set('prompt', 'consent');
+      await page.goto(again.toString());
+      await page.waitForURL(/\/oauth\/interaction\//);
+      assert.equal(await page.locator('input[name="level"][value="my-bookings:read"]').isChecked(), true);
+      assert.equal(await page.locator('input[name="level"][value="directory:read"]').isChecked(), false);
+      const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+      assert.ok(main.includes('It may already: See my consultations. That stays selected; choosing a lower level takes that away from it.'), main);
+      assert.equal(await page.getByText('Choosing this lowers what the app may do now.').count(), 2);
+      await axe(page, 'consent asked again (en)');
+      for (const [size, label] of [[PHONE, 'phone'], [DESKTOP_TALL, 'desktop']] as const) {
+        await page.setViewportSize(size);
+        await screenshot(page, `oauth-consent-again-${label}`);
+      }
+      await page.goto(`${page.url()}?lang=es`);
+      assert.equal(await page.getByText('Si lo eliges, la aplicación podrá hacer menos que ahora.').count(), 2);
+      await axe(page, 'consent asked again (es)');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('refuses to be framed by another page', async () => {
     const { context, page, authorizeUrl } = await setUp('Framed App');
     try {

@@ -43,8 +43,10 @@ export interface AuthorizeOptions {
   scope: string;
   resource?: string | null;
   redirectUri?: string;
-  /** What the person answers on the consent page: a level, or 'deny'. Defaults to the requested one. */
+  /** What the person answers on the consent page: a level, or 'deny'. Defaults to the preselected one. */
   answer?: string;
+  /** OpenID `prompt` (`consent` asks the person again even when nothing new is asked). */
+  prompt?: string;
 }
 
 export interface AuthorizeResult {
@@ -71,6 +73,7 @@ export async function authorize(ctx: TestContext, browser: SiteClient, options: 
     code_challenge_method: 'S256',
   });
   if (options.resource !== null) params.set('resource', options.resource ?? ctx.config.mcpUrl);
+  if (options.prompt) params.set('prompt', options.prompt);
   let res = await browser.get(`/oauth/auth?${params}`);
   let consentPage: LightMyRequestResponse | null = null;
   for (let hops = 0; hops < 12; hops++) {
