@@ -6,7 +6,7 @@
  * webhooks' SSRF policy). Sign-in and consent are the site's pages (src/site/oauth/).
  */
 import { generateKeyPairSync } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as Oidc from 'oidc-provider';
 import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Clock } from '../clock.ts';
@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { findLatestGrantOfClient } from '../db/repositories/oauth.repository.ts';
 import { isLevel, LEVELS } from '../domain/oauth/levels.ts';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem.ts';
 import { kyselyAdapter } from './adapter.ts';
 import { safeFetch, type OutboundOptions } from './safe-fetch.ts';
 
@@ -21,6 +22,54 @@ import { safeFetch, type OutboundOptions } from './safe-fetch.ts';
 export const OAUTH_PATH = '/oauth';
 /** The site page an authorization continues on (sign-in, then consent). */
 export const INTERACTION_PATH = `${OAUTH_PATH}/interaction`;
+/** The site page a person is sent to when an authorization request cannot go back to the app. */
+export const ERROR_PAGE_PATH = `${OAUTH_PATH}/error`;
+
+/**
+ * What oidc-provider serves under OAUTH_PATH with this configuration, and with which methods:
+ * anything else is the site's ordinary 404 (a page for people, a problem for machines) without
+ * reaching it. Enabling a feature (introspection, logout…) means adding its route here.
+ */
+const PROVIDER_ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+  [/^\/auth$/, ['GET']],
+  [/^\/auth\/[A-Za-z0-9_-]+$/, ['GET']],
+  [/^\/token$/, ['POST', 'OPTIONS']],
+  [/^\/token\/revocation$/, ['POST', 'OPTIONS']],
+  [/^\/reg$/, ['POST']],
+  [/^\/reg\/[^/]+$/, ['GET']],
+  [/^\/jwks$/, ['GET', 'OPTIONS']],
+  [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, ['GET', 'OPTIONS']],
+];
+
+/** Whether oidc-provider serves `method` on `path` (relative to OAUTH_PATH, without the query). */
+export function providerServes(method: string, path: string): boolean {
+  return PROVIDER_ROUTES.some(([pattern, methods]) => pattern.test(path) && methods.includes(method));
+}
+
+/**
+ * The authorization endpoint and its resumption: the routes whose errors a person may meet (a
+ * page) or a machine (a problem document). Every other route (token, registration, revocation…)
+ * keeps OAuth's own JSON, `{error, error_description}` (RFC 6749, RFC 7591), whoever asks.
+ */
+const AUTHORIZATION_ROUTES = new Set(['authorization', 'resume']);
+
+/**
+ * An error of ours under OAUTH_PATH as an RFC 9457 problem document (the API's shape and
+ * catalogue: src/http/problem.ts, docs/errors.md), with OAuth's own error code kept as `error`.
+ * The instance is the X-Request-Id the Fastify route set before handing the request over.
+ */
+function sendProblem(ctx: { res: ServerResponse; status: number; type: string; body: unknown }, siteUrl: string, status: number, oauth?: { error: string; error_description?: string }): void {
+  const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
+  const body =
+    status >= 500
+      ? problemBody(siteUrl, requestId, 'internal_error', `Something failed on our side. Quote ${requestId} to support.`)
+      : status === 404
+        ? problemBody(siteUrl, requestId, 'not_found', 'No such address of the authorization server. Its endpoints are listed at /oauth/.well-known/openid-configuration.')
+        : problemBody(siteUrl, requestId, 'invalid_request', oauth ? `${oauth.error}${oauth.error_description ? `: ${oauth.error_description}` : ''}` : 'The request could not be understood.');
+  ctx.status = body.status;
+  ctx.type = `${PROBLEM_CONTENT_TYPE}; charset=utf-8`;
+  ctx.body = oauth && status < 500 ? { ...body, error: oauth.error } : body;
+}
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -103,6 +152,21 @@ function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof O
     else delete metadata.scope;
   }
   metadata.application_type = 'web';
+}
+
+/** How deep client metadata may nest (a JWK set in `jwks` is 4 levels; nothing real comes near). */
+const MAX_METADATA_DEPTH = 16;
+
+/** Whether a parsed JSON value nests arrays or objects deeper than `max`; iterative, so any depth is safe to ask about. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**
@@ -269,8 +333,14 @@ export async function createProvider({ config, database, clock, siteSession, sit
     extraClientMetadata: {
       // Not a real property: its validator sees the whole metadata, and applies our policy.
       properties: ['consulta_policy'],
-      validator: (_ctx, key, _value, metadata) => {
-        if (key === 'consulta_policy') checkClientMetadata(metadata as Record<string, unknown>, oidc.errors);
+      validator: (ctx, key, _value, metadata) => {
+        if (key !== 'consulta_policy') return;
+        // The registration request as sent, unknown properties included (RFC 7591 has them
+        // ignored, not parsed into anything): bounded before anything walks it.
+        if (ctx?.oidc?.route === 'registration' && nestedDeeperThan(ctx.oidc.body, MAX_METADATA_DEPTH)) {
+          throw new oidc.errors.InvalidClientMetadata(`the registration request is nested deeper than ${MAX_METADATA_DEPTH} levels`);
+        }
+        checkClientMetadata(metadata as Record<string, unknown>, oidc.errors);
       },
     },
     features: {
@@ -302,15 +372,39 @@ export async function createProvider({ config, database, clock, siteSession, sit
       },
     },
     fetch: safeFetch(outbound ?? {}) as unknown as Configuration['fetch'],
-    renderError: async (ctx, out) => {
-      // Plain text: the error fields are the client's own words in part (never HTML).
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `${out.error}${out.error_description ? `: ${out.error_description}` : ''}\n`;
+    // What oidc-provider shows when it cannot answer the client itself: an authorization request
+    // it cannot send back (unknown client, redirect URI not registered, an interrupted or expired
+    // request), or an HTML-accepting caller of another endpoint. People (a browser navigating)
+    // are sent to the site's page explaining it in their language, which names only the error
+    // code, never the request's words; machines get a problem document; the token and
+    // registration endpoints (every route but authorization's) keep OAuth's own JSON.
+    renderError: async (ctx, out, err) => {
+      const route = ctx.oidc?.route;
+      if (route !== undefined && !AUTHORIZATION_ROUTES.has(route)) {
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = { error: out.error, ...(out.error_description ? { error_description: out.error_description } : {}) };
+        return;
+      }
+      if (ctx.accepts(PROBLEM_CONTENT_TYPE, 'application/json', 'text/html') === 'text/html') {
+        // SessionNotFound is oidc-provider's invalid_request for an authorization that expired or
+        // was interrupted (the browser's login session changed meanwhile): its own explanation.
+        const error = err instanceof oidc.errors.SessionNotFound ? 'session_not_found' : out.error;
+        ctx.status = 303;
+        ctx.redirect(`${ERROR_PAGE_PATH}?${new URLSearchParams({ error })}`);
+        return;
+      }
+      sendProblem(ctx, config.siteUrl, ctx.status, out);
     },
   };
   const provider = new oidc.default(issuer, configuration);
   // Our Fastify route pins Host and X-Forwarded-Proto to SITE_URL before handing requests over.
   provider.proxy = true;
+  // Nothing under OAUTH_PATH answers plain text: a request oidc-provider routed nowhere (the
+  // Fastify route lets only providerServes() paths through, so this is a safety net).
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) sendProblem(ctx, config.siteUrl, 404);
+  });
   // Before an authorization request (or its resumption) is handled: the site session it carries,
   // and the provider's login session of this browser ended if it belongs to anyone else (or to
   // someone who is no longer signed in on the site). The login check above would ask again

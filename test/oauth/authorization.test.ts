@@ -104,6 +104,26 @@ for (const target of databaseTargets()) {
       }
     });
 
+    it('refuses deeply nested JSON (15,000 arrays, under 64 KiB) in a known or an unknown property: 400 invalid_client_metadata, no exception text', async () => {
+      const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+      const bodies = [
+        `{"redirect_uris":["https://agent.example/cb"],"client_name":${nested(15_000)}}`,
+        `{"redirect_uris":["https://agent.example/cb"],"x_unknown":${nested(15_000)}}`,
+        `{"redirect_uris":["https://agent.example/cb"],"jwks":{"keys":[${nested(27_000)}]}}`,
+        `{"redirect_uris":["https://agent.example/cb"],"x_unknown":${`{"a":`.repeat(9_000)}1${'}'.repeat(9_000)}}`,
+      ];
+      for (const payload of bodies) {
+        assert.ok(payload.length < 56 * 1024);
+        const res = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload });
+        assert.equal(res.statusCode, 400, `${payload.slice(0, 80)}: ${res.body.slice(0, 300)}`);
+        assert.deepEqual(res.json(), { error: 'invalid_client_metadata', error_description: 'the registration request is nested deeper than 16 levels' });
+      }
+      // Real metadata nests a few levels (a JWK set): still accepted.
+      const jwks = { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', use: 'sig' }] };
+      const ok = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload: { redirect_uris: ['https://agent.example/cb'], jwks, x_extra: { a: { b: [1] } } } });
+      assert.equal(ok.statusCode, 201, ok.body);
+    });
+
     it('refuses redirect URIs with user information or a wildcard in the host: 400 invalid_redirect_uri naming the rule', async () => {
       const reg = (payload: Record<string, unknown>) => ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload });
       for (const uri of ['https://user:pass@agent.example/cb', 'https://user@agent.example/cb', 'https://:pass@agent.example/cb', 'https://@agent.example/cb', 'http://user@127.0.0.1:4000/cb']) {
@@ -212,8 +232,79 @@ for (const target of databaseTargets()) {
       const clientId = await registerClient(ctx);
       const browser = (await signedIn(ctx, 'exact@example.com')).client;
       const res = await browser.get(`/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256' })}`);
-      assert.equal(res.statusCode, 400);
-      assert.match(res.body, /redirect_uri/);
+      assert.equal(res.statusCode, 303);
+      assert.equal(pathOf(res.headers.location), '/oauth/error?error=invalid_redirect_uri', 'never to the unregistered address');
+    });
+
+    it('an authorization error is a page for people and a problem document for machines; nothing the app sent is shown', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'oauth-errors@example.com')).client;
+      const evil = 'https://evil.example/<script>alert(1)</script>';
+      const url = `/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: evil, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: '<b>state</b>' })}`;
+      // A browser navigating (Accept: text/html) is sent to the site's page, in its language.
+      const person = await browser.get(url);
+      assert.equal(person.statusCode, 303);
+      assert.equal(pathOf(person.headers.location), '/oauth/error?error=invalid_redirect_uri');
+      const page = await browser.get(pathOf(person.headers.location));
+      assert.equal(page.statusCode, 400);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      const text = pageText(page.body);
+      assert.match(text, /This app sent a request Consulta cannot answer/);
+      assert.match(text, /It asked to send your answer to an address it did not register, so nothing was sent to it\./);
+      assert.match(text, new RegExp(`quote this reference: ${page.headers['x-request-id']}`));
+      assert.doesNotMatch(page.body, /evil\.example|<script>alert|state/);
+      // An unknown code gets the general explanation; nothing of it is shown either.
+      const odd = await browser.get('/oauth/error?error=%3Cimg%20src%3Dx%3E');
+      assert.equal(odd.statusCode, 400);
+      assert.match(pageText(odd.body), /Something in it is missing or not valid/);
+      assert.doesNotMatch(odd.body, /<img src=x/);
+      // An authorization resumed without its interaction (expired, or from another browser).
+      const resumed = await browser.get('/oauth/auth/abcdefghijklmnopqrstu');
+      assert.equal(pathOf(resumed.headers.location), '/oauth/error?error=session_not_found');
+      assert.match(pageText((await browser.get('/oauth/error?error=session_not_found')).body), /This request is no longer valid It expired, or was interrupted/);
+      const spanish = await browser.get(`${pathOf(person.headers.location)}&lang=es`);
+      assert.match(pageText(spanish.body), /Pidió enviar tu respuesta a una dirección que no registró/);
+
+      // A machine gets a problem document: the API's shape, OAuth's code kept as `error`.
+      for (const [accept, path] of [['application/json', url], ['*/*', '/oauth/auth'], [undefined, '/oauth/auth?client_id=nobody']] as const) {
+        const res = await ctx.app.fastify.inject({ url: path, headers: accept ? { accept } : {} });
+        assert.equal(res.statusCode, 400, `${accept} ${path}`);
+        assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8', `${accept} ${path}`);
+        const problem = res.json() as Record<string, unknown>;
+        assert.deepEqual(Object.keys(problem).sort(), ['code', 'detail', 'error', 'instance', 'status', 'title', 'type']);
+        assert.deepEqual([problem.type, problem.status, problem.code, problem.instance], ['http://consulta.test/docs/errors/invalid_request', 400, 'invalid_request', res.headers['x-request-id']]);
+        assert.match(String(problem.error), /^invalid_(request|redirect_uri|client)$/);
+      }
+      const missing = await ctx.app.fastify.inject({ url: '/oauth/auth', headers: { accept: 'application/json' } });
+      assert.equal(missing.json().detail, "invalid_request: missing required parameter 'client_id'");
+    });
+
+    it('token and registration errors stay OAuth JSON, even for a caller that accepts HTML', async () => {
+      const clientId = await registerClient(ctx);
+      const token = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/token', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=authorization_code&code=nothing&redirect_uri=x&client_id=${clientId}` });
+      assert.equal(token.statusCode, 400);
+      assert.equal(token.json().error, 'invalid_grant');
+      assert.match(String(token.headers['content-type']), /^application\/json/);
+      assert.deepEqual(Object.keys(token.json()).sort(), ['error', 'error_description']);
+      const reg = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { accept: 'text/html', 'content-type': 'application/json' }, payload: { redirect_uris: ['ftp://agent.example/cb'] } });
+      assert.equal(reg.statusCode, 400);
+      assert.match(String(reg.headers['content-type']), /^application\/json/);
+      assert.equal(reg.json().error, 'invalid_redirect_uri');
+    });
+
+    it('an address of /oauth the authorization server does not serve is the ordinary 404: a problem for machines, a page for people', async () => {
+      for (const [method, url] of [['GET', '/oauth/nothing'], ['GET', '/oauth'], ['GET', '/oauth/token'], ['POST', '/oauth/jwks'], ['DELETE', '/oauth/reg'], ['GET', '/oauth/session/end'], ['GET', '/oauth/me']] as const) {
+        const machine = await ctx.app.fastify.inject({ method, url, headers: { accept: 'application/json' } });
+        assert.equal(machine.statusCode, 404, `${method} ${url}`);
+        assert.equal(machine.headers['content-type'], 'application/problem+json; charset=utf-8', `${method} ${url}`);
+        assert.deepEqual([machine.json().code, machine.json().instance], ['not_found', machine.headers['x-request-id']]);
+      }
+      const person = await ctx.app.fastify.inject({ url: '/oauth/nothing', headers: { accept: 'text/html', 'accept-language': 'en' } });
+      assert.equal(person.statusCode, 404);
+      assert.match(String(person.headers['content-type']), /^text\/html/);
+      assert.match(pageText(person.body), /Page not found/);
+      // What it does serve still answers.
+      assert.equal((await ctx.app.fastify.inject({ url: '/oauth/jwks' })).statusCode, 200);
     });
 
     it('sends a signed-out person through the site sign-in, then back to the consent page', async () => {

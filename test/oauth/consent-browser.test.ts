@@ -195,6 +195,29 @@ describe('consent and connected apps in Chromium', { skip: unavailable }, () => 
     }
   });
 
+  it('an authorization the app cannot be answered at (a redirect URI it never registered) is a page in the person\'s language, axe-clean, naming nothing the app sent', async () => {
+    const { context, page, authorizeUrl } = await setUp('Wrong Return App');
+    try {
+      const wrong = new URL(authorizeUrl);
+      wrong.searchParams.set('redirect_uri', 'https://evil.example/<b>steal</b>');
+      const response = await page.goto(wrong.toString());
+      assert.equal(response?.status(), 400);
+      assert.equal(new URL(page.url()).pathname, '/oauth/error');
+      assert.equal(await page.locator('h1').textContent(), 'This app sent a request Consulta cannot answer');
+      assert.doesNotMatch(await page.content(), /evil\.example|steal/);
+      await axe(page, 'authorization error (en)');
+      for (const [size, label] of [[PHONE, 'phone'], [DESKTOP_TALL, 'desktop']] as const) {
+        await page.setViewportSize(size);
+        await screenshot(page, `oauth-error-${label}`);
+      }
+      await page.goto(`${page.url()}&lang=es`);
+      assert.equal(await page.locator('h1').textContent(), 'Esta aplicación ha enviado una solicitud que Consulta no puede atender');
+      await axe(page, 'authorization error (es)');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('refuses to be framed by another page', async () => {
     const { context, page, authorizeUrl } = await setUp('Framed App');
     try {

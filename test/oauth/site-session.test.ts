@@ -195,6 +195,25 @@ for (const target of databaseTargets()) {
       assert.equal(await accountOf((await exchange(end.left!.searchParams.get('code')!, verifier)).access_token), second);
     });
 
+    it('a consent page left open while the person changes: its Allow gives the app nothing, and the page says the request is no longer valid', async () => {
+      const browser = new HttpBrowser(site);
+      await signIn(browser, unique('gema'));
+      const consent = await browser.follow(authorizeUrl().url, null);
+      assert.match(consent.path, /^\/oauth\/interaction\//);
+      const allow = /action="([^"]*\/allow)"/.exec(consent.body)![1]!;
+      // In another tab: sign-out everywhere, and someone else signs in.
+      await browser.get('/consultations');
+      await browser.post('/sign-out/everywhere', {});
+      const second = unique('hugo');
+      await signIn(browser, second);
+      await browser.get('/consultations');
+      // Back on the first tab, Allow: the request belonged to a login session that no longer exists.
+      const res = await browser.post(allow, { level: 'directory:read' });
+      assert.equal(res.status, 410, res.location ?? '');
+      assert.match(res.body, /This request is no longer valid/);
+      assert.equal((await server.app.services.connectedApps.list((await server.app.services.accounts.ensureUser(second)).id)).length, 0, 'nothing was granted');
+    });
+
     it("suspension (every session of the person revoked) ends the authorization server's login sessions too", async () => {
       const browser = new HttpBrowser(site);
       const userId = await signIn(browser, unique('fatima'));
