@@ -137,7 +137,6 @@ describe('contract fuzzing: the authorization server (sqlite, real HTTP)', () =>
           found.push(...apiViolations({ status: res.status, headers: res.headers, text: res.text } as Answer, { method: 'GET' }));
           // Raw bytes beyond ASCII in the target are refused by Node's HTTP parser, before any
           // route (a problem for everyone; browsers always percent-encode them).
-          // eslint-disable-next-line no-control-regex
           if (accept === 'text/html' && /^[\x21-\x7e]*$/.test(target)) found.push(`a browser got ${res.status} instead of the error page`);
         } else found.push(`status ${res.status}`);
         tally.count('GET /oauth/auth', res.status, found);
