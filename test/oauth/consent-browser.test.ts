@@ -195,7 +195,7 @@ describe('consent and connected apps in Chromium', { skip: unavailable }, () => 
     }
   });
 
-  it('an authorization the app cannot be answered at (a redirect URI it never registered) is a page in the person\'s language, axe-clean, naming nothing the app sent', async () => {
+  it("an authorization the app cannot be answered at (a redirect URI it never registered) is a page in the person's language, axe-clean, naming nothing the app sent", async () => {
     const { context, page, authorizeUrl } = await setUp('Wrong Return App');
     try {
       const wrong = new URL(authorizeUrl);
