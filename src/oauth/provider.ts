@@ -41,9 +41,10 @@ const PROVIDER_ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
   [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, ['GET', 'OPTIONS']],
 ];
 
-/** Whether oidc-provider serves `method` on `path` (relative to OAUTH_PATH, without the query). */
+/** Whether oidc-provider serves `method` on `path` (relative to OAUTH_PATH, without the query); HEAD wherever GET. */
 export function providerServes(method: string, path: string): boolean {
-  return PROVIDER_ROUTES.some(([pattern, methods]) => pattern.test(path) && methods.includes(method));
+  const asked = method === 'HEAD' ? 'GET' : method;
+  return PROVIDER_ROUTES.some(([pattern, methods]) => pattern.test(path) && methods.includes(asked));
 }
 
 /**

@@ -303,8 +303,9 @@ for (const target of databaseTargets()) {
       assert.equal(person.statusCode, 404);
       assert.match(String(person.headers['content-type']), /^text\/html/);
       assert.match(pageText(person.body), /Page not found/);
-      // What it does serve still answers.
+      // What it does serve still answers, HEAD included.
       assert.equal((await ctx.app.fastify.inject({ url: '/oauth/jwks' })).statusCode, 200);
+      assert.equal((await ctx.app.fastify.inject({ method: 'HEAD', url: '/oauth/.well-known/openid-configuration' })).statusCode, 200);
     });
 
     it('sends a signed-out person through the site sign-in, then back to the consent page', async () => {
