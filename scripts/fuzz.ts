@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run fuzz -- [--runs N] [--seed S] [rest|mcp|site|framework-errors|json-depth …]`);
+  console.error(`${message}\nusage: npm run fuzz -- [--runs N] [--seed S] [rest|mcp|site|oauth|framework-errors|json-depth …]`);
   process.exit(2);
 }
 

@@ -372,13 +372,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (metrics && config.metricsToken !== null) await fastify.register(metricsRoutes, { metrics, token: config.metricsToken, siteUrl: config.siteUrl });
   // The OAuth authorization server (/oauth) and what the MCP endpoint checks its tokens with.
   const accessTokens = new DatabaseAccessTokenVerifier({ database, clock, audience: config.mcpUrl });
-  const connectedApps = new ConnectedAppsService({ database, clock, resource: config.mcpUrl, verifier: accessTokens });
-  const oauthProvider = await createProvider({ config, database, clock, outbound: deps.oauthOutbound });
+  const connectedApps = new ConnectedAppsService({ database, clock, verifier: accessTokens });
+  const sessions = new SessionService({ database, clock, config });
+  const cookies = siteCookies(config.siteUrl);
+  const oauthProvider = await createProvider({
+    config,
+    database,
+    clock,
+    // Every authorization is checked against the site session it carries (docs/mcp.md#sessions).
+    siteSession: async (token) => {
+      const auth = await sessions.authenticate(token);
+      return auth ? { accountId: auth.user.id, endsAt: auth.endsAt } : null;
+    },
+    siteSessionCookie: cookies.session,
+    outbound: deps.oauthOutbound,
+  });
   await fastify.register(
     oauthRoutes({ provider: oauthProvider, config, limiter, clock, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; client registration let through') }),
   );
   const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
-  const sessions = new SessionService({ database, clock, config });
   const signIn = new SignInService({
     database,
     clock,
@@ -388,7 +400,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessions,
     onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; sign-in let through'),
   });
-  const cookies = siteCookies(config.siteUrl);
   const passkeys = new PasskeysService({
     database,
     clock,

@@ -39,7 +39,7 @@ export function runOAuthCommand(ctx: AccessCommandContext): Promise<number> {
     return Promise.resolve(2);
   }
   return runAccessCommand(ctx, async ({ accounts }) => {
-    const apps = new ConnectedAppsService({ database: ctx.database, clock: systemClock, resource: ctx.config.mcpUrl });
+    const apps = new ConnectedAppsService({ database: ctx.database, clock: systemClock });
     if (sub !== 'grants' && ctx.flags.user !== undefined) throw new AccessUsageError(USAGE);
     switch (sub) {
       case 'clients': {

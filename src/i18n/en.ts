@@ -852,13 +852,16 @@ export const en = {
     localhostWarning: 'This app returns to an address on your own computer. Continue only if you started it yourself just now.',
     signedInAs: (email: string) => `You are signed in as ${email}.`,
     levelsLegend: 'What may it do?',
-    levelsHint: 'Each level includes the ones above it. The level the app asked for is selected.',
+    levelsHint: 'Each level includes the ones above it. Selected: what the app asks for, or what it may already do if that is more.',
+    askedMark: 'the app asks for this',
+    lowersMark: 'Choosing this lowers what the app may do now.',
     levels: {
       'directory:read': { name: 'Browse the directory', description: 'Search lawyers, read their profiles, reviews, prices and free times.' },
       'slots:hold': { name: 'Hold times in my name', description: 'Hold a consultation time for me for 15 minutes. It cannot book or pay: I confirm and pay myself.' },
       'my-bookings:read': { name: 'See my consultations', description: 'Read the consultations I have booked and the holds it made.' },
     },
     alreadyAllowed: (level: string) => `It may already: ${level}.`,
+    lowerTakesAway: 'That stays selected; choosing a lower level takes that away from it.',
     bookingRule: 'An app can only hold a time for you. The booking is final only when you confirm and pay yourself, on Consulta.',
     revokeLater: 'You can disconnect it at any time under Connected apps.',
     allow: 'Allow',
@@ -879,6 +882,14 @@ export const en = {
     revoke: 'Disconnect',
     revokeLabel: (app: string) => `Disconnect ${app}`,
     revoked: 'The app was disconnected: its access ended.',
+    /** The page a person sees when an app's authorization request cannot be answered (GET /oauth/error). */
+    problems: {
+      redirect: { title: 'This app sent a request Consulta cannot answer', message: 'It asked to send your answer to an address it did not register, so nothing was sent to it. Go back to the app and connect again; if it happens again, tell whoever makes the app.' },
+      client: { title: 'Consulta does not recognise this app', message: 'The app is not registered with Consulta, or its description is not valid. Nothing was shared with it. Go back to the app and connect again.' },
+      expired: { title: 'This request is no longer valid', message: 'It expired, or was interrupted (for example by signing out or in as someone else). Nothing was shared with the app. Go back to the app and connect again.' },
+      server: { title: 'Something went wrong on our side', message: 'Nothing was shared with the app. Go back to it and try again in a moment.' },
+      request: { title: 'This app sent a request Consulta cannot answer', message: 'Something in it is missing or not valid, so nothing was shared with the app. Go back to the app and try again; if it happens again, tell whoever makes the app.' },
+    },
   },
   mail: {
     /**

@@ -837,13 +837,16 @@ export const es: Messages = {
     localhostWarning: 'Esta aplicación vuelve a una dirección de tu propio ordenador. Continúa solo si acabas de abrirla tú.',
     signedInAs: (email: string) => `Has entrado como ${email}.`,
     levelsLegend: '¿Qué puede hacer?',
-    levelsHint: 'Cada nivel incluye los anteriores. Está marcado el nivel que pidió la aplicación.',
+    levelsHint: 'Cada nivel incluye los anteriores. Está marcado lo que pide la aplicación, o lo que ya puede hacer si es más.',
+    askedMark: 'lo que pide la aplicación',
+    lowersMark: 'Si lo eliges, la aplicación podrá hacer menos que ahora.',
     levels: {
       'directory:read': { name: 'Consultar el directorio', description: 'Buscar abogados y ver sus perfiles, opiniones, precios y horas libres.' },
       'slots:hold': { name: 'Reservar horas a mi nombre', description: 'Guardarme una hora de consulta durante 15 minutos. No puede confirmar ni pagar: eso lo hago yo.' },
       'my-bookings:read': { name: 'Ver mis consultas', description: 'Ver las consultas que he reservado y las horas que ha guardado.' },
     },
     alreadyAllowed: (level: string) => `Ya puede: ${level}.`,
+    lowerTakesAway: 'Eso queda marcado; si eliges un nivel inferior, se lo quitas.',
     bookingRule: 'Una aplicación solo puede guardarte una hora. La reserva es definitiva solo cuando tú la confirmas y la pagas en Consulta.',
     revokeLater: 'Puedes desconectarla cuando quieras en Aplicaciones conectadas.',
     allow: 'Permitir',
@@ -864,6 +867,13 @@ export const es: Messages = {
     revoke: 'Desconectar',
     revokeLabel: (app: string) => `Desconectar ${app}`,
     revoked: 'La aplicación se ha desconectado: su acceso ha terminado.',
+    problems: {
+      redirect: { title: 'Esta aplicación ha enviado una solicitud que Consulta no puede atender', message: 'Pidió enviar tu respuesta a una dirección que no registró, así que no se le ha enviado nada. Vuelve a la aplicación y conéctala de nuevo; si vuelve a pasar, avisa a quien la hace.' },
+      client: { title: 'Consulta no reconoce esta aplicación', message: 'La aplicación no está registrada en Consulta o su descripción no es válida. No se ha compartido nada con ella. Vuelve a la aplicación y conéctala de nuevo.' },
+      expired: { title: 'Esta solicitud ya no es válida', message: 'Ha caducado o se interrumpió (por ejemplo, al salir o al entrar como otra persona). No se ha compartido nada con la aplicación. Vuelve a ella y conéctala de nuevo.' },
+      server: { title: 'Algo ha fallado por nuestra parte', message: 'No se ha compartido nada con la aplicación. Vuelve a ella e inténtalo de nuevo en un momento.' },
+      request: { title: 'Esta aplicación ha enviado una solicitud que Consulta no puede atender', message: 'Le falta algo o algo no es válido, así que no se ha compartido nada con la aplicación. Vuelve a ella e inténtalo de nuevo; si vuelve a pasar, avisa a quien la hace.' },
+    },
   },
   mail: {
     signIn: {

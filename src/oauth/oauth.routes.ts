@@ -16,7 +16,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { HOUR_MS } from '../domain/access/limits.ts';
 import { retryAfterSeconds, type RateLimitStore, type WindowRule } from '../domain/access/rate-limit.ts';
-import { OAUTH_PATH } from './provider.ts';
+import { OAUTH_PATH, providerServes } from './provider.ts';
 
 /** Registrations one client address may make, and all addresses together. */
 export const REGISTRATION_RULES: readonly WindowRule[] = Object.freeze([{ id: 'hour', limit: 10, windowMs: HOUR_MS }]);
@@ -98,6 +98,8 @@ export function oauthRoutes({ provider, config, limiter, clock, onLimiterError }
 
     const serve = async (request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.slice(OAUTH_PATH.length) || '/';
+      // Only what the authorization server serves reaches it; any other path is the ordinary 404.
+      if (!providerServes(request.method, path.split('?')[0]!)) return reply.callNotFound();
       if (request.method === 'POST' && path.split('?')[0] === '/reg' && !(await admitRegistration(request, reply))) return reply;
       handOver(request, reply, path);
       return reply;

@@ -6,6 +6,7 @@
  * webhooks' SSRF policy). Sign-in and consent are the site's pages (src/site/oauth/).
  */
 import { generateKeyPairSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as Oidc from 'oidc-provider';
 import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Clock } from '../clock.ts';
@@ -13,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { findLatestGrantOfClient } from '../db/repositories/oauth.repository.ts';
 import { isLevel, LEVELS } from '../domain/oauth/levels.ts';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem.ts';
 import { kyselyAdapter } from './adapter.ts';
 import { safeFetch, type OutboundOptions } from './safe-fetch.ts';
 
@@ -20,6 +22,55 @@ import { safeFetch, type OutboundOptions } from './safe-fetch.ts';
 export const OAUTH_PATH = '/oauth';
 /** The site page an authorization continues on (sign-in, then consent). */
 export const INTERACTION_PATH = `${OAUTH_PATH}/interaction`;
+/** The site page a person is sent to when an authorization request cannot go back to the app. */
+export const ERROR_PAGE_PATH = `${OAUTH_PATH}/error`;
+
+/**
+ * What oidc-provider serves under OAUTH_PATH with this configuration, and with which methods:
+ * anything else is the site's ordinary 404 (a page for people, a problem for machines) without
+ * reaching it. Enabling a feature (introspection, logout…) means adding its route here.
+ */
+const PROVIDER_ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+  [/^\/auth$/, ['GET']],
+  [/^\/auth\/[A-Za-z0-9_-]+$/, ['GET']],
+  [/^\/token$/, ['POST', 'OPTIONS']],
+  [/^\/token\/revocation$/, ['POST', 'OPTIONS']],
+  [/^\/reg$/, ['POST']],
+  [/^\/reg\/[^/]+$/, ['GET']],
+  [/^\/jwks$/, ['GET', 'OPTIONS']],
+  [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, ['GET', 'OPTIONS']],
+];
+
+/** Whether oidc-provider serves `method` on `path` (relative to OAUTH_PATH, without the query); HEAD wherever GET. */
+export function providerServes(method: string, path: string): boolean {
+  const asked = method === 'HEAD' ? 'GET' : method;
+  return PROVIDER_ROUTES.some(([pattern, methods]) => pattern.test(path) && methods.includes(asked));
+}
+
+/**
+ * The authorization endpoint and its resumption: the routes whose errors a person may meet (a
+ * page) or a machine (a problem document). Every other route (token, registration, revocation…)
+ * keeps OAuth's own JSON, `{error, error_description}` (RFC 6749, RFC 7591), whoever asks.
+ */
+const AUTHORIZATION_ROUTES = new Set(['authorization', 'resume']);
+
+/**
+ * An error of ours under OAUTH_PATH as an RFC 9457 problem document (the API's shape and
+ * catalogue: src/http/problem.ts, docs/errors.md), with OAuth's own error code kept as `error`.
+ * The instance is the X-Request-Id the Fastify route set before handing the request over.
+ */
+function sendProblem(ctx: { res: ServerResponse; status: number; type: string; body: unknown }, siteUrl: string, status: number, oauth?: { error: string; error_description?: string }): void {
+  const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
+  const body =
+    status >= 500
+      ? problemBody(siteUrl, requestId, 'internal_error', `Something failed on our side. Quote ${requestId} to support.`)
+      : status === 404
+        ? problemBody(siteUrl, requestId, 'not_found', 'No such address of the authorization server. Its endpoints are listed at /oauth/.well-known/openid-configuration.')
+        : problemBody(siteUrl, requestId, 'invalid_request', oauth ? `${oauth.error}${oauth.error_description ? `: ${oauth.error_description}` : ''}` : 'The request could not be understood.');
+  ctx.status = body.status;
+  ctx.type = `${PROBLEM_CONTENT_TYPE}; charset=utf-8`;
+  ctx.body = oauth && status < 500 ? { ...body, error: oauth.error } : body;
+}
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -27,10 +78,22 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
 const GRANT_TTL_SECONDS = 90 * 86_400;
 
+/** The site session a request carries, as the authorization server needs it. */
+export interface SiteSession {
+  /** The signed-in person (users.id): the only account an authorization may be for. */
+  accountId: string;
+  /** When the site session ends if unused (ISO): the login session must not outlive it. */
+  endsAt: string;
+}
+
 export interface ProviderOptions {
   config: Config;
   database: Database;
   clock: Clock;
+  /** The site session of a session cookie's value, or null (none, ended, unknown). */
+  siteSession(token: string | undefined): Promise<SiteSession | null>;
+  /** The site session cookie's name (`__Host-consulta_session` on HTTPS). */
+  siteSessionCookie: string;
   /** How Client ID Metadata Documents are fetched (tests point it at a local HTTPS host). */
   outbound?: OutboundOptions;
 }
@@ -43,6 +106,24 @@ export interface ProviderOptions {
  * asks for client_secret_post; refusing it left such clients unable to connect at all.
  */
 const SECRET_METHODS = new Set(['client_secret_post', 'client_secret_basic']);
+
+/**
+ * The site session of each authorization request (`/auth`, and `/auth/{uid}` where it resumes),
+ * read once before oidc-provider handles it. Keyed by the raw request: nothing a client sends
+ * can set it.
+ */
+const siteSessions = new WeakMap<IncomingMessage, SiteSession | null>();
+
+const ONE_RESOURCE = 'name one resource: the MCP server';
+
+/** Whether the request names more than one `resource` (the parameter may repeat in oidc-provider's parsing). */
+function severalResources(ctx: KoaContextWithOIDC): boolean {
+  const asked = ctx.oidc?.params?.resource;
+  return Array.isArray(asked) && asked.length > 1;
+}
+
+/** A login session left in this browser by an ended site session holds no authorization. */
+const UNBOUND_SESSION_TTL_SECONDS = 600;
 
 /**
  * Registration policy, applied to registered clients and to Client ID Metadata Documents alike:
@@ -69,10 +150,16 @@ function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof O
   const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
   for (const uri of uris) {
     const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
-    if (!parsed) throw new errors.InvalidRedirectUri('redirect_uris must be absolute URLs');
+    // InvalidClientMetadata with a description starting "redirect_uris" is RFC 7591's
+    // invalid_redirect_uri, with that description (InvalidRedirectUri would replace it).
+    if (!parsed) throw new errors.InvalidClientMetadata('redirect_uris must be absolute URLs');
+    // user:password@ would be sent to the app with every answer (and `@` alone can hide the real
+    // host from a reader); a `*` is no host any answer could be matched against.
+    if (parsed.username || parsed.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(uri as string)) throw new errors.InvalidClientMetadata('redirect_uris must not contain user information (user:password@)');
+    if (parsed.hostname.includes('*')) throw new errors.InvalidClientMetadata('redirect_uris must name one host: no * in the host');
     if (parsed.protocol === 'https:') continue;
     if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) continue;
-    throw new errors.InvalidRedirectUri('redirect_uris must be https: URLs, or http: URLs on a loopback address (127.0.0.1, [::1], localhost)');
+    throw new errors.InvalidClientMetadata('redirect_uris must be https: URLs, or http: URLs on a loopback address (127.0.0.1, [::1], localhost)');
   }
   // Clients may register the levels they will ask for (the MCP SDK registers the 401 challenge's
   // scope). Levels are the MCP server's scopes, granted by the person on the consent page, not
@@ -84,6 +171,21 @@ function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof O
     else delete metadata.scope;
   }
   metadata.application_type = 'web';
+}
+
+/** How deep client metadata may nest (a JWK set in `jwks` is 4 levels; nothing real comes near). */
+const MAX_METADATA_DEPTH = 16;
+
+/** Whether a parsed JSON value nests arrays or objects deeper than `max`; iterative, so any depth is safe to ask about. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**
@@ -127,6 +229,39 @@ function consentPolicy(interactionPolicy: typeof Oidc.interactionPolicy) {
 }
 
 /**
+ * The login prompt's extra check: the provider's login session must be of the person signed in on
+ * the site by this very request. oidc-provider's own login session (`_session`, a cookie of its
+ * own) would otherwise answer for whoever signed in last in this browser, long after they signed
+ * out of the site, and an app holding a grant would get a code with no one signed in, or for the
+ * wrong person. When the check fails, the interaction page signs in the site's person (or sends
+ * a signed-out browser to the sign-in page); an app asking with prompt=none gets login_required.
+ */
+function requireSiteSession(policy: ReturnType<typeof Oidc.interactionPolicy.base>, interactionPolicy: typeof Oidc.interactionPolicy): void {
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('site_session', 'the person signed in on the site must authorize', (ctx) => {
+      const site = siteSessions.get(ctx.req);
+      return site?.accountId !== undefined && site.accountId === ctx.oidc.session?.accountId ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+    }),
+  );
+}
+
+/**
+ * Adds the levels the person granted to the request's scope, so the code (and every token from
+ * it) carries exactly the grant's level, whatever the app asked for: oidc-provider issues only
+ * the requested scopes that were granted, and a person who chose a higher level than the app
+ * asked would otherwise see it on connected apps while the app's tokens never carried it.
+ */
+function carryGrantedLevels(ctx: KoaContextWithOIDC, grant: InstanceType<Provider['Grant']>, resource: string): void {
+  const levels = grant.getResourceScope(resource).split(' ').filter(isLevel);
+  if (levels.length === 0) return;
+  const asked = new Set((ctx.oidc.params?.scope as string | undefined)?.split(' ').filter(Boolean) ?? []);
+  ctx.oidc.params!.scope = [...asked, ...levels.filter((l) => !asked.has(l))].join(' ');
+}
+
+/** Whether a provider path is an authorization request or its resumption (the only users of its login session). */
+const isAuthorizationPath = (path: string) => path === '/auth' || path.startsWith('/auth/');
+
+/**
  * One signing key per process. Nothing we issue is signed (access tokens are opaque and no ID
  * token is issued without `openid`, which our clients have no use for), but oidc-provider wants
  * a key set; a generated one keeps its development keys out of production.
@@ -141,11 +276,13 @@ function processKeys() {
  * is loaded here, not at start-up: CLI commands that never serve (migrate, seed, keys…) then
  * neither load it nor print its "unsupported runtime" warning on Node 20 (docs/decisions.md).
  */
-export async function createProvider({ config, database, clock, outbound }: ProviderOptions): Promise<Provider> {
+export async function createProvider({ config, database, clock, siteSession, siteSessionCookie, outbound }: ProviderOptions): Promise<Provider> {
   const oidc = await import('oidc-provider');
   const issuer = `${config.siteUrl}${OAUTH_PATH}`;
   const resource = config.mcpUrl;
   const scope = LEVELS.join(' ');
+  const policy = consentPolicy(oidc.interactionPolicy);
+  requireSiteSession(policy, oidc.interactionPolicy);
 
   const configuration: Configuration = {
     adapter: kyselyAdapter(database, clock),
@@ -173,9 +310,24 @@ export async function createProvider({ config, database, clock, outbound }: Prov
       RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
       Grant: GRANT_TTL_SECONDS,
       Interaction: 3600,
-      Session: 14 * 86_400,
+      // The login session ends when the site session it was made under would (absolute expiry or
+      // idle time, SESSION_MAX_DAYS / SESSION_IDLE_DAYS), and again with each authorization.
+      Session: (ctx) => {
+        const site = siteSessions.get(ctx.req);
+        if (!site) return UNBOUND_SESSION_TTL_SECONDS;
+        return Math.max(1, Math.floor((Date.parse(site.endsAt) - clock.now().getTime()) / 1000));
+      },
     },
-    rotateRefreshToken: () => true,
+    // Called just before a refresh spends its token (rotation consumes it): the request's
+    // resource is checked here, so a refresh refused for it leaves the token usable. Checked after
+    // the spend, as oidc-provider would, a retry would find the token used and revoke the grant.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource;
+      if (asked !== undefined && (severalResources(ctx) || asked !== resource)) {
+        throw new oidc.errors.InvalidTarget(severalResources(ctx) ? ONE_RESOURCE : 'the only resource is the MCP server');
+      }
+      return true;
+    },
     // Tokens belong to the grant, not to the browser session that consented: an app keeps
     // working after the person signs out of the site, until they disconnect it.
     expiresWithSession: () => false,
@@ -191,17 +343,27 @@ export async function createProvider({ config, database, clock, outbound }: Prov
       const accountId = ctx.oidc.session?.accountId;
       const clientId = ctx.oidc.client?.clientId;
       const grantId = ctx.oidc.result?.consent?.grantId ?? (accountId && clientId ? await findLatestGrantOfClient(database.db, accountId, clientId) : undefined);
-      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+      const grant = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      // The person has just chosen the level: the code carries it even where it is below or above
+      // the ask (below it, oidc-provider would otherwise refuse the request as granting nothing).
+      if (grant && ctx.oidc.result?.consent) carryGrantedLevels(ctx, grant, resource);
+      return grant;
     },
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: consentPolicy(oidc.interactionPolicy),
+      policy,
     },
     extraClientMetadata: {
       // Not a real property: its validator sees the whole metadata, and applies our policy.
       properties: ['consulta_policy'],
       validator: (ctx, key, _value, metadata) => {
-        if (key === 'consulta_policy') checkClientMetadata(metadata as Record<string, unknown>, oidc.errors, ctx?.oidc?.route === 'registration');
+        if (key !== 'consulta_policy') return;
+        // The registration request as sent, unknown properties included (RFC 7591 has them
+        // ignored, not parsed into anything): bounded before anything walks it.
+        if (ctx?.oidc?.route === 'registration' && nestedDeeperThan(ctx.oidc.body, MAX_METADATA_DEPTH)) {
+          throw new oidc.errors.InvalidClientMetadata(`the registration request is nested deeper than ${MAX_METADATA_DEPTH} levels`);
+        }
+        checkClientMetadata(metadata as Record<string, unknown>, oidc.errors, ctx?.oidc?.route === 'registration');
       },
     },
     features: {
@@ -213,9 +375,15 @@ export async function createProvider({ config, database, clock, outbound }: Prov
       registration: { enabled: true, initialAccessToken: false },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        // Called with `oneOf` when a token request names several resources: one only, refused
+        // rather than one picked (RFC 8707: a request the server cannot honour is invalid_target).
+        defaultResource: (_ctx, _client, oneOf) => {
+          if (oneOf !== undefined) throw new oidc.errors.InvalidTarget(ONE_RESOURCE);
+          return resource;
+        },
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
+        getResourceServerInfo: (ctx, indicator) => {
+          if (severalResources(ctx)) throw new oidc.errors.InvalidTarget(ONE_RESOURCE);
           if (indicator !== resource) throw new oidc.errors.InvalidTarget('the only resource is the MCP server');
           return { scope, audience: resource, accessTokenTTL: config.oauthAccessTokenTtlSeconds, accessTokenFormat: 'opaque' };
         },
@@ -227,15 +395,58 @@ export async function createProvider({ config, database, clock, outbound }: Prov
       },
     },
     fetch: safeFetch(outbound ?? {}) as unknown as Configuration['fetch'],
-    renderError: async (ctx, out) => {
-      // Plain text: the error fields are the client's own words in part (never HTML).
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `${out.error}${out.error_description ? `: ${out.error_description}` : ''}\n`;
+    // What oidc-provider shows when it cannot answer the client itself: an authorization request
+    // it cannot send back (unknown client, redirect URI not registered, an interrupted or expired
+    // request), or an HTML-accepting caller of another endpoint. People (a browser navigating)
+    // are sent to the site's page explaining it in their language, which names only the error
+    // code, never the request's words; machines get a problem document; the token and
+    // registration endpoints (every route but authorization's) keep OAuth's own JSON.
+    renderError: async (ctx, out, err) => {
+      const route = ctx.oidc?.route;
+      if (route !== undefined && !AUTHORIZATION_ROUTES.has(route)) {
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = { error: out.error, ...(out.error_description ? { error_description: out.error_description } : {}) };
+        return;
+      }
+      if (ctx.accepts(PROBLEM_CONTENT_TYPE, 'application/json', 'text/html') === 'text/html') {
+        // SessionNotFound is oidc-provider's invalid_request for an authorization that expired or
+        // was interrupted (the browser's login session changed meanwhile): its own explanation.
+        const error = err instanceof oidc.errors.SessionNotFound ? 'session_not_found' : out.error;
+        ctx.status = 303;
+        ctx.redirect(`${ERROR_PAGE_PATH}?${new URLSearchParams({ error })}`);
+        return;
+      }
+      sendProblem(ctx, config.siteUrl, ctx.status, out);
     },
   };
   const provider = new oidc.default(issuer, configuration);
   // Our Fastify route pins Host and X-Forwarded-Proto to SITE_URL before handing requests over.
   provider.proxy = true;
+  // Nothing under OAUTH_PATH answers plain text: a request oidc-provider routed nowhere (the
+  // Fastify route lets only providerServes() paths through, so this is a safety net).
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) sendProblem(ctx, config.siteUrl, 404);
+  });
+  // Before an authorization request (or its resumption) is handled: the site session it carries,
+  // and the provider's login session of this browser ended if it belongs to anyone else (or to
+  // someone who is no longer signed in on the site). The login check above would ask again
+  // anyway; ending the stale session also spares the interaction a session of the wrong person.
+  provider.use(async (ctx, next) => {
+    if (isAuthorizationPath(ctx.path)) {
+      const site = await siteSession(ctx.cookies.get(siteSessionCookie, { signed: false }));
+      siteSessions.set(ctx.req, site);
+      const cookie = ctx.cookies.get(provider.cookieName('session'), { signed: true });
+      const stale = cookie ? await provider.Session.find(cookie) : undefined;
+      if (stale?.accountId && stale.accountId !== site?.accountId) await stale.destroy();
+    }
+    await next();
+  });
+  // Every accepted authorization (with or without a consent page) issues the grant's levels;
+  // emitted synchronously just before the code is made.
+  provider.on('authorization.accepted', (ctx: KoaContextWithOIDC) => {
+    if (ctx.oidc.grant) carryGrantedLevels(ctx, ctx.oidc.grant, resource);
+  });
   // The levels are scopes of the one resource server, which oidc-provider does not advertise;
   // clients that read the authorization server's metadata rather than the resource's see them too.
   provider.use(async (ctx, next) => {

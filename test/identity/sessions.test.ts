@@ -48,7 +48,7 @@ for (const target of databaseTargets()) {
       assert.ok(!JSON.stringify(stored).includes(s.token));
       assert.equal(stored.user_agent?.length, 300, 'the user agent is capped');
       const auth = await sessions.authenticate(s.token);
-      assert.deepEqual(auth, { user: { id: user.id, email: user.email, name: null, locale: null, operator: false }, sessionId: s.id, stepUpAt: null });
+      assert.deepEqual(auth, { user: { id: user.id, email: user.email, name: null, locale: null, operator: false }, sessionId: s.id, stepUpAt: null, endsAt: new Date(Date.parse(TEST_NOW) + 7 * DAY).toISOString() });
     });
 
     it('refuses missing, malformed and unknown tokens', async () => {
@@ -67,7 +67,8 @@ for (const target of databaseTargets()) {
         assert.ok(await sessions.authenticate(s.token), `used daily, alive on day ${day}`);
       }
       clock.set(t0 + 30 * DAY - 1);
-      assert.ok(await sessions.authenticate(s.token));
+      // Used now, it would idle out in 7 days: it ends at its absolute expiry first (the OAuth login session follows endsAt).
+      assert.equal((await sessions.authenticate(s.token))?.endsAt, new Date(t0 + 30 * DAY).toISOString());
       clock.set(t0 + 30 * DAY);
       assert.equal(await sessions.authenticate(s.token), null, 'past its absolute end');
     });
@@ -81,7 +82,7 @@ for (const target of databaseTargets()) {
       assert.ok(await sessions.authenticate(a.token), 'a day short of idle: alive, and now seen');
       clock.set(t0 + 7 * DAY);
       assert.equal(await sessions.authenticate(b.token), null, '7 days unused');
-      assert.ok(await sessions.authenticate(a.token), 'seen a moment ago');
+      assert.equal((await sessions.authenticate(a.token))?.endsAt, new Date(t0 + 14 * DAY - 1).toISOString(), 'seen a moment ago: 7 days from then');
       clock.set(t0 + 14 * DAY - 1);
       assert.equal(await sessions.authenticate(a.token), null, '7 days since it was last seen');
     });
@@ -119,6 +120,28 @@ for (const target of databaseTargets()) {
       assert.equal(await sessions.authenticate(c.token), null);
       assert.ok(await sessions.authenticate(theirs.token));
       assert.equal(await sessions.signOutEverywhere(user.id), 0);
+    });
+
+    it("sign-out, sign-out everywhere and revokeAllForUser end the person's OAuth login sessions too, and no one else's", async () => {
+      const { clock, sessions, user } = await harness();
+      const other = await harness();
+      // What the authorization server stores for a browser's login session (src/oauth/adapter.ts).
+      const loginSession = (accountId: string) =>
+        db.database.db.insertInto('oauth_records').values({ model: 'Session', id: randomUUID(), payload: JSON.stringify({ accountId }), grant_id: null, account_id: accountId, client_id: null, uid: randomUUID(), expires_at: null, consumed_at: null, last_used_at: null, created_at: clock.now().toISOString() }).execute();
+      const count = async (accountId: string) => (await db.database.db.selectFrom('oauth_records').select('id').where('model', '=', 'Session').where('account_id', '=', accountId).execute()).length;
+      const a = await sessions.create(user.id, { ip: '10.2.3.1' });
+      await loginSession(user.id);
+      await loginSession(user.id);
+      await loginSession(other.user.id);
+      await sessions.signOut(a.token);
+      assert.deepEqual([await count(user.id), await count(other.user.id)], [0, 1], 'sign-out');
+      await sessions.create(user.id, { ip: '10.2.3.2' });
+      await loginSession(user.id);
+      await sessions.signOutEverywhere(user.id);
+      assert.deepEqual([await count(user.id), await count(other.user.id)], [0, 1], 'sign-out everywhere');
+      await loginSession(user.id);
+      await sessions.revokeAllForUser(user.id);
+      assert.deepEqual([await count(user.id), await count(other.user.id)], [0, 1], 'revokeAllForUser');
     });
 
     it('revokeAllForUser (suspension) cuts every session of the user', async () => {

@@ -33,6 +33,12 @@ function mcpCall(ctx: TestContext, bearer: string | null, body: unknown = { json
   });
 }
 
+/** The JSON-RPC result of an MCP answer, sent as JSON or as one server-sent event. */
+function jsonRpcResult<T>(body: string): T {
+  const json = body.startsWith('{') ? body : /^data: (.*)$/m.exec(body)![1]!;
+  return (JSON.parse(json) as { result: T }).result;
+}
+
 for (const target of databaseTargets()) {
   describe(`OAuth authorization server (${target.name})`, () => {
     let ctx: TestContext;
@@ -98,6 +104,89 @@ for (const target of databaseTargets()) {
       }
     });
 
+    it('refuses deeply nested JSON (15,000 arrays, under 64 KiB) in a known or an unknown property: 400 invalid_client_metadata, no exception text', async () => {
+      const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+      const bodies = [
+        `{"redirect_uris":["https://agent.example/cb"],"client_name":${nested(15_000)}}`,
+        `{"redirect_uris":["https://agent.example/cb"],"x_unknown":${nested(15_000)}}`,
+        `{"redirect_uris":["https://agent.example/cb"],"jwks":{"keys":[${nested(27_000)}]}}`,
+        `{"redirect_uris":["https://agent.example/cb"],"x_unknown":${`{"a":`.repeat(9_000)}1${'}'.repeat(9_000)}}`,
+      ];
+      for (const payload of bodies) {
+        assert.ok(payload.length < 56 * 1024);
+        const res = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload });
+        assert.equal(res.statusCode, 400, `${payload.slice(0, 80)}: ${res.body.slice(0, 300)}`);
+        assert.deepEqual(res.json(), { error: 'invalid_client_metadata', error_description: 'the registration request is nested deeper than 16 levels' });
+      }
+      // Real metadata nests a few levels (a JWK set): still accepted.
+      const jwks = { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', use: 'sig' }] };
+      const ok = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload: { redirect_uris: ['https://agent.example/cb'], jwks, x_extra: { a: { b: [1] } } } });
+      assert.equal(ok.statusCode, 201, ok.body);
+    });
+
+    it('refuses redirect URIs with user information or a wildcard in the host: 400 invalid_redirect_uri naming the rule', async () => {
+      const reg = (payload: Record<string, unknown>) => ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { 'content-type': 'application/json' }, payload });
+      for (const uri of ['https://user:pass@agent.example/cb', 'https://user@agent.example/cb', 'https://:pass@agent.example/cb', 'https://@agent.example/cb', 'http://user@127.0.0.1:4000/cb']) {
+        const res = await reg({ client_name: 'Userinfo', redirect_uris: ['https://agent.example/ok', uri] });
+        assert.equal(res.statusCode, 400, `${uri}: ${res.body}`);
+        assert.deepEqual(res.json(), { error: 'invalid_redirect_uri', error_description: 'redirect_uris must not contain user information (user:password@)' }, uri);
+      }
+      for (const uri of ['https://*.agent.example/cb', 'https://*/cb', 'https://agent.*.example/cb', 'https://%2A.agent.example/cb']) {
+        const res = await reg({ client_name: 'Wildcard', redirect_uris: [uri] });
+        assert.equal(res.statusCode, 400, `${uri}: ${res.body}`);
+        assert.deepEqual(res.json(), { error: 'invalid_redirect_uri', error_description: 'redirect_uris must name one host: no * in the host' }, uri);
+      }
+      const fine = await reg({ client_name: 'Fine', redirect_uris: ['https://agent.example/cb?a=1&next=user@x'] });
+      assert.equal(fine.statusCode, 201, 'an @ in the query is no user information');
+    });
+
+    it('refuses a second resource value: the authorization request answers invalid_target to the app, the token request invalid_target', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'resources@example.com')).client;
+      for (const second of [MCP, 'https://elsewhere.example/api']) {
+        const params = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
+        params.append('resource', second);
+        const res = await browser.get(`/oauth/auth?${params}`);
+        assert.equal(res.statusCode, 303, second);
+        const back = new URL(String(res.headers.location));
+        assert.equal(`${back.origin}${back.pathname}`, REDIRECT_URI, second);
+        assert.equal(back.searchParams.get('error'), 'invalid_target', second);
+        assert.equal(back.searchParams.get('code'), null);
+      }
+      const { redirect, verifier } = await authorize(ctx, browser, { clientId, scope: 'directory:read offline_access' });
+      const form = new URLSearchParams({ grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: MCP });
+      form.append('resource', MCP);
+      const twice = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+      assert.equal(twice.statusCode, 400, twice.body);
+      assert.equal(twice.json().error, 'invalid_target');
+    });
+
+    it('a refresh refused for its resource (another one, or two) leaves the refresh token usable and the grant intact', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'refresh-target@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'directory:read offline_access' });
+      const refresh = (resources: string[]) => {
+        const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId });
+        for (const r of resources) form.append('resource', r);
+        return ctx.app.fastify.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+      };
+      for (const resources of [['https://elsewhere.example/api'], [MCP, 'https://elsewhere.example/api'], [MCP, MCP]]) {
+        const refused = await refresh(resources);
+        assert.equal(refused.statusCode, 400, resources.join(' '));
+        assert.equal(refused.json().error, 'invalid_target', resources.join(' '));
+      }
+      const right = await refresh([MCP]);
+      assert.equal(right.statusCode, 200, right.body);
+      const next = right.json() as { access_token: string; refresh_token: string; scope: string };
+      assert.equal(next.scope, 'directory:read');
+      const list = await mcpCall(ctx, next.access_token);
+      assert.equal(list.statusCode, 200);
+      assert.equal(jsonRpcResult<{ tools: unknown[] }>(list.body).tools.length, 15, 'a real tools/list with the new token');
+      const apps = await ctx.app.services.connectedApps.list(me.userId);
+      assert.equal(apps.length, 1, 'the grant is intact');
+      assert.equal((await refresh([])).statusCode, 400, 'the rotated token is spent');
+    });
+
     it('runs authorize → sign-in → consent → token with PKCE S256, resource and iss', async () => {
       const clientId = await registerClient(ctx);
       const browser = (await signedIn(ctx, 'flow@example.com')).client;
@@ -143,8 +232,80 @@ for (const target of databaseTargets()) {
       const clientId = await registerClient(ctx);
       const browser = (await signedIn(ctx, 'exact@example.com')).client;
       const res = await browser.get(`/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256' })}`);
-      assert.equal(res.statusCode, 400);
-      assert.match(res.body, /redirect_uri/);
+      assert.equal(res.statusCode, 303);
+      assert.equal(pathOf(res.headers.location), '/oauth/error?error=invalid_redirect_uri', 'never to the unregistered address');
+    });
+
+    it('an authorization error is a page for people and a problem document for machines; nothing the app sent is shown', async () => {
+      const clientId = await registerClient(ctx);
+      const browser = (await signedIn(ctx, 'oauth-errors@example.com')).client;
+      const evil = 'https://evil.example/<script>alert(1)</script>';
+      const url = `/oauth/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: evil, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: '<b>state</b>' })}`;
+      // A browser navigating (Accept: text/html) is sent to the site's page, in its language.
+      const person = await browser.get(url);
+      assert.equal(person.statusCode, 303);
+      assert.equal(pathOf(person.headers.location), '/oauth/error?error=invalid_redirect_uri');
+      const page = await browser.get(pathOf(person.headers.location));
+      assert.equal(page.statusCode, 400);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      const text = pageText(page.body);
+      assert.match(text, /This app sent a request Consulta cannot answer/);
+      assert.match(text, /It asked to send your answer to an address it did not register, so nothing was sent to it\./);
+      assert.match(text, new RegExp(`quote this reference: ${page.headers['x-request-id']}`));
+      assert.doesNotMatch(page.body, /evil\.example|<script>alert|state/);
+      // An unknown code gets the general explanation; nothing of it is shown either.
+      const odd = await browser.get('/oauth/error?error=%3Cimg%20src%3Dx%3E');
+      assert.equal(odd.statusCode, 400);
+      assert.match(pageText(odd.body), /Something in it is missing or not valid/);
+      assert.doesNotMatch(odd.body, /<img src=x/);
+      // An authorization resumed without its interaction (expired, or from another browser).
+      const resumed = await browser.get('/oauth/auth/abcdefghijklmnopqrstu');
+      assert.equal(pathOf(resumed.headers.location), '/oauth/error?error=session_not_found');
+      assert.match(pageText((await browser.get('/oauth/error?error=session_not_found')).body), /This request is no longer valid It expired, or was interrupted/);
+      const spanish = await browser.get(`${pathOf(person.headers.location)}&lang=es`);
+      assert.match(pageText(spanish.body), /Pidió enviar tu respuesta a una dirección que no registró/);
+
+      // A machine gets a problem document: the API's shape, OAuth's code kept as `error`.
+      for (const [accept, path] of [['application/json', url], ['*/*', '/oauth/auth'], [undefined, '/oauth/auth?client_id=nobody']] as const) {
+        const res = await ctx.app.fastify.inject({ url: path, headers: accept ? { accept } : {} });
+        assert.equal(res.statusCode, 400, `${accept} ${path}`);
+        assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8', `${accept} ${path}`);
+        const problem = res.json() as Record<string, unknown>;
+        assert.deepEqual(Object.keys(problem).sort(), ['code', 'detail', 'error', 'instance', 'status', 'title', 'type']);
+        assert.deepEqual([problem.type, problem.status, problem.code, problem.instance], ['http://consulta.test/docs/errors/invalid_request', 400, 'invalid_request', res.headers['x-request-id']]);
+        assert.match(String(problem.error), /^invalid_(request|redirect_uri|client)$/);
+      }
+      const missing = await ctx.app.fastify.inject({ url: '/oauth/auth', headers: { accept: 'application/json' } });
+      assert.equal(missing.json().detail, "invalid_request: missing required parameter 'client_id'");
+    });
+
+    it('token and registration errors stay OAuth JSON, even for a caller that accepts HTML', async () => {
+      const clientId = await registerClient(ctx);
+      const token = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/token', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=authorization_code&code=nothing&redirect_uri=x&client_id=${clientId}` });
+      assert.equal(token.statusCode, 400);
+      assert.equal(token.json().error, 'invalid_grant');
+      assert.match(String(token.headers['content-type']), /^application\/json/);
+      assert.deepEqual(Object.keys(token.json()).sort(), ['error', 'error_description']);
+      const reg = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/reg', headers: { accept: 'text/html', 'content-type': 'application/json' }, payload: { redirect_uris: ['ftp://agent.example/cb'] } });
+      assert.equal(reg.statusCode, 400);
+      assert.match(String(reg.headers['content-type']), /^application\/json/);
+      assert.equal(reg.json().error, 'invalid_redirect_uri');
+    });
+
+    it('an address of /oauth the authorization server does not serve is the ordinary 404: a problem for machines, a page for people', async () => {
+      for (const [method, url] of [['GET', '/oauth/nothing'], ['GET', '/oauth'], ['GET', '/oauth/token'], ['POST', '/oauth/jwks'], ['DELETE', '/oauth/reg'], ['GET', '/oauth/session/end'], ['GET', '/oauth/me']] as const) {
+        const machine = await ctx.app.fastify.inject({ method, url, headers: { accept: 'application/json' } });
+        assert.equal(machine.statusCode, 404, `${method} ${url}`);
+        assert.equal(machine.headers['content-type'], 'application/problem+json; charset=utf-8', `${method} ${url}`);
+        assert.deepEqual([machine.json().code, machine.json().instance], ['not_found', machine.headers['x-request-id']]);
+      }
+      const person = await ctx.app.fastify.inject({ url: '/oauth/nothing', headers: { accept: 'text/html', 'accept-language': 'en' } });
+      assert.equal(person.statusCode, 404);
+      assert.match(String(person.headers['content-type']), /^text\/html/);
+      assert.match(pageText(person.body), /Page not found/);
+      // What it does serve still answers, HEAD included.
+      assert.equal((await ctx.app.fastify.inject({ url: '/oauth/jwks' })).statusCode, 200);
+      assert.equal((await ctx.app.fastify.inject({ method: 'HEAD', url: '/oauth/.well-known/openid-configuration' })).statusCode, 200);
     });
 
     it('sends a signed-out person through the site sign-in, then back to the consent page', async () => {
@@ -220,10 +381,66 @@ for (const target of databaseTargets()) {
       const up = await connect(ctx, browser, { clientId, scope: 'directory:read slots:hold' });
       assert.deepEqual(up.scope?.split(' ').sort(), ['directory:read', 'slots:hold']);
       const everything = await connect(ctx, browser, { clientId, scope: 'my-bookings:read', answer: 'my-bookings:read' });
-      assert.deepEqual(everything.scope?.split(' ').sort(), ['my-bookings:read'], 'the token carries what was asked');
+      assert.deepEqual(everything.scope?.split(' ').sort(), ['directory:read', 'my-bookings:read', 'slots:hold'], 'the token carries every level of the grant');
       const apps = await ctx.app.services.connectedApps.list(me.userId);
       assert.equal(apps.length, 1, 'one grant per person and app');
       assert.deepEqual(apps[0]!.levels, ['directory:read', 'slots:hold', 'my-bookings:read']);
+    });
+
+    it('a higher level than the app asked for is what its tokens carry: the code exchange, a refresh, a silent re-authorization and the MCP server agree with connected apps', async () => {
+      const clientId = await registerClient(ctx, { client_name: 'Modest Agent' });
+      const me = await signedIn(ctx, 'higher@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'directory:read offline_access', answer: 'my-bookings:read' });
+      const all = ['directory:read', 'my-bookings:read', 'slots:hold'];
+      assert.deepEqual(tokens.scope?.split(' ').sort(), all, 'the token endpoint says so');
+      // A tool of the highest level answers (not 403 insufficient_scope), and the app is told its levels.
+      const bookings = await mcpCall(ctx, tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_bookings', arguments: {} } });
+      assert.equal(bookings.statusCode, 200, bookings.body);
+      const account = await mcpCall(ctx, tokens.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_my_account', arguments: {} } });
+      assert.deepEqual([...jsonRpcResult<{ structuredContent: { levels: string[] } }>(account.body).structuredContent.levels].sort(), all);
+      const refreshed = await token(ctx, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId, resource: MCP });
+      assert.deepEqual((refreshed.json() as { scope: string }).scope.split(' ').sort(), all, 'a refresh keeps it');
+      // Asking again for the lower level: no consent page, and still the grant's levels.
+      const again = await authorize(ctx, me.client, { clientId, scope: 'directory:read' });
+      assert.equal(again.consentPage, null);
+      const silent = await token(ctx, { grant_type: 'authorization_code', code: again.redirect.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: again.verifier, resource: MCP });
+      assert.deepEqual((silent.json() as { scope: string }).scope.split(' ').sort(), all);
+      const [app] = await ctx.app.services.connectedApps.list(me.userId);
+      assert.deepEqual(app?.levels, ['directory:read', 'slots:hold', 'my-bookings:read'], 'connected apps shows the same');
+      assert.match(pageText((await me.client.get('/account/apps')).body), /Browse the directory · Hold times in my name · See my consultations/);
+    });
+
+    it('a person may allow less than asked: the token carries what they chose', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'less@example.com');
+      const tokens = await connect(ctx, me.client, { clientId, scope: 'slots:hold', answer: 'directory:read' });
+      assert.equal(tokens.scope, 'directory:read');
+      const hold = await mcpCall(ctx, tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_booking_intents', arguments: {} } });
+      assert.equal(hold.statusCode, 403);
+      assert.deepEqual((await ctx.app.services.connectedApps.list(me.userId))[0]?.levels, ['directory:read']);
+    });
+
+    it('asked again for less than it may do, the consent page keeps the current level selected; lowering is an explicit choice the page warns about', async () => {
+      const clientId = await registerClient(ctx);
+      const me = await signedIn(ctx, 'reconsent@example.com');
+      await connect(ctx, me.client, { clientId, scope: 'directory:read', answer: 'my-bookings:read' });
+      // The app asks again for its lower level, and asks the person again (prompt=consent).
+      const again = await authorize(ctx, me.client, { clientId, scope: 'directory:read', prompt: 'consent' });
+      assert.ok(again.consentPage, 'a consent page');
+      const html = again.consentPage.body;
+      assert.match(html, /name="level" value="my-bookings:read" checked/, 'what it may already do stays selected');
+      assert.doesNotMatch(html, /value="(directory:read|slots:hold)" checked/);
+      const text = pageText(html);
+      assert.match(text, /It may already: See my consultations\./);
+      assert.match(text, /Browse the directory directory:read \(the app asks for this\)/);
+      assert.match(text, /choosing a lower level takes that away from it/i);
+      assert.equal((text.match(/lowers what the app may do now/g) ?? []).length, 2, 'both lower levels say so');
+      // Allowing as preselected keeps the grant where it was.
+      assert.deepEqual((await ctx.app.services.connectedApps.list(me.userId))[0]?.levels, ['directory:read', 'slots:hold', 'my-bookings:read']);
+      // Lowering, chosen explicitly: the grant and the new token follow.
+      const lowered = await connect(ctx, me.client, { clientId, scope: 'directory:read', prompt: 'consent', answer: 'directory:read' });
+      assert.equal(lowered.scope, 'directory:read');
+      assert.deepEqual((await ctx.app.services.connectedApps.list(me.userId))[0]?.levels, ['directory:read']);
     });
 
     it('rotates refresh tokens: the new one works, the used one is refused', async () => {

@@ -76,6 +76,19 @@ for (const target of databaseTargets()) {
       assert.equal(jsonLine(nobody, 1).error.code, 'not_found');
     });
 
+    it("grants show the levels the app's tokens carry (a higher level than asked included), whatever SITE_URL the command runs with", async () => {
+      const clientId = await registerClient(ctx, { client_name: 'Levels Agent' });
+      const person = await signedIn(ctx, 'levels.cli@example.com');
+      const tokens = await connect(ctx, person.client, { clientId, scope: 'directory:read', answer: 'slots:hold' });
+      assert.deepEqual(tokens.scope?.split(' ').sort(), ['directory:read', 'slots:hold']);
+      // The operator's shell need not carry the server's SITE_URL (nor MCP_URL): the grant says which resource it is for.
+      for (const siteUrl of [SITE, 'http://localhost:3000']) {
+        const out = await runConsulta(['oauth', 'grants', '--user', 'levels.cli@example.com', '--json'], { ...BASE_ENV, DATABASE_URL: ctx.url, SITE_URL: siteUrl, LOG_LEVEL: 'silent' });
+        const [grant] = jsonLine(out).grants as Array<{ levels: string[] }>;
+        assert.deepEqual(grant?.levels, ['directory:read', 'slots:hold'], `SITE_URL=${siteUrl}`);
+      }
+    });
+
     it('oauth revoke GRANT_ID: the refresh token is refused at once, the access token on the next MCP call', async () => {
       const clientId = await registerClient(ctx, { client_name: 'Revoked From The Shell' });
       const person = await signedIn(ctx, 'revoke.cli@example.com');

@@ -28,6 +28,7 @@ const KEY = fs.readFileSync(new URL('receiver.key', FIXTURES), 'utf8');
 /** The fixture certificate's only name; it exists in no real DNS, only in the tests' resolver. */
 const HOST = 'hooks.example.test';
 const APP_REDIRECT = 'https://agent.example.test/callback';
+const USERINFO_REDIRECT = 'https://agent:secret@agent.example.test/callback';
 const MCP = 'http://consulta.test/mcp';
 
 interface DocumentHost {
@@ -42,7 +43,10 @@ async function startDocumentHost(): Promise<DocumentHost> {
   let port = 0;
   const server = https.createServer({ key: KEY, cert: CERT }, (req, res) => {
     requests.push({ path: req.url ?? '', accept: req.headers.accept });
-    if (req.url !== '/agent/client.json' && req.url !== '/agent/secret.json') {
+    // The app's document, one whose redirect URI carries user information (refused like a
+    // registration's), and one naming a client secret method.
+    const redirect = { '/agent/client.json': APP_REDIRECT, '/agent/secret.json': APP_REDIRECT, '/agent/userinfo.json': USERINFO_REDIRECT }[req.url ?? ''];
+    if (!redirect) {
       res.writeHead(404).end();
       return;
     }
@@ -53,7 +57,7 @@ async function startDocumentHost(): Promise<DocumentHost> {
         client_id: clientId,
         client_name: 'Metadata <b>Agent</b>',
         client_uri: 'https://agent.example.test/',
-        redirect_uris: [APP_REDIRECT],
+        redirect_uris: [redirect],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         // The second document names a client secret method, which a public document cannot hold.
@@ -159,6 +163,17 @@ for (const target of databaseTargets()) {
       assert.ok(host.requests.some((r) => r.path === '/agent/secret.json'), 'the document was fetched');
     });
 
+    it('a document whose redirect URI carries user information is refused as a registration would be (invalid_redirect_uri); nothing reaches the app', async () => {
+      const person = await signedIn(ctx, 'cimd-userinfo@example.com');
+      const documentUrl = `https://${HOST}:${host.port}/agent/userinfo.json`;
+      const params = new URLSearchParams({ client_id: documentUrl, redirect_uri: USERINFO_REDIRECT, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
+      const res = await person.client.get(`/oauth/auth?${params}`, { accept: 'application/json' });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.headers.location, undefined, 'never redirected to it');
+      assert.ok(res.body.includes('redirect_uris must not contain user information'), res.body);
+      assert.ok(host.requests.some((r) => r.path === '/agent/userinfo.json'), 'the document was read, and refused');
+    });
+
     it('with the override off, a document URL resolving to a loopback, private or metadata address is refused and nothing is fetched', async () => {
       const person = await signedIn(strict, 'ssrf@example.com');
       const before = host.requests.length;
@@ -173,9 +188,9 @@ for (const target of databaseTargets()) {
       for (const url of urls) {
         const params = new URLSearchParams({ client_id: url, redirect_uri: APP_REDIRECT, response_type: 'code', scope: 'directory:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
         const res = await person.client.get(`/oauth/auth?${params}`);
-        assert.equal(res.statusCode, 400, `${url}: ${res.statusCode} ${res.body}`);
-        assert.match(res.body, /^invalid_client/, url);
-        assert.equal(res.headers.location, undefined, `${url}: never redirected to an unverified redirect URI`);
+        // The person is shown the site's page; the app's redirect URI is never used.
+        assert.equal(res.statusCode, 303, `${url}: ${res.statusCode} ${res.body}`);
+        assert.equal(res.headers.location, '/oauth/error?error=invalid_client', `${url}: never redirected to an unverified redirect URI`);
       }
       assert.equal(host.requests.length, before, 'the document host was never reached');
       // Refused by the address policy (not by chance: a TLS or DNS failure would also be a 400).

@@ -43,8 +43,10 @@ export interface AuthorizeOptions {
   scope: string;
   resource?: string | null;
   redirectUri?: string;
-  /** What the person answers on the consent page: a level, or 'deny'. Defaults to the requested one. */
+  /** What the person answers on the consent page: a level, or 'deny'. Defaults to the preselected one. */
   answer?: string;
+  /** OpenID `prompt` (`consent` asks the person again even when nothing new is asked). */
+  prompt?: string;
 }
 
 export interface AuthorizeResult {
@@ -71,9 +73,10 @@ export async function authorize(ctx: TestContext, browser: SiteClient, options: 
     code_challenge_method: 'S256',
   });
   if (options.resource !== null) params.set('resource', options.resource ?? ctx.config.mcpUrl);
+  if (options.prompt) params.set('prompt', options.prompt);
   // OpenID Connect grants offline_access (a refresh token) only with prompt=consent; the MCP SDKs
   // send it whenever they ask for offline_access.
-  if (options.scope.split(' ').includes('offline_access')) params.set('prompt', 'consent');
+  else if (options.scope.split(' ').includes('offline_access')) params.set('prompt', 'consent');
   let res = await browser.get(`/oauth/auth?${params}`);
   let consentPage: LightMyRequestResponse | null = null;
   for (let hops = 0; hops < 12; hops++) {
@@ -126,4 +129,76 @@ export async function connect(ctx: TestContext, browser: SiteClient, options: Au
   });
   if (res.statusCode !== 200) throw new Error(`token exchange failed: ${res.statusCode} ${res.body}`);
   return res.json() as Tokens;
+}
+
+/**
+ * A browser over real HTTP: fetch with a cookie jar (cookies kept per name, as one origin's
+ * cookies are; expired or emptied ones dropped), redirects followed by hand so that each hop is
+ * seen, forms posted as a browser on our origin does (urlencoded, Origin, the page's CSRF token).
+ */
+export class HttpBrowser {
+  readonly cookies = new Map<string, string>();
+  private token: string | null = null;
+
+  constructor(readonly origin: string) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private async keep(res: Response): Promise<{ status: number; location: string | null; body: string; headers: Headers }> {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';').map((s) => s.trim());
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      const expired = attributes.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const body = await res.text();
+    const m = /name="_csrf" value="([^"]+)"/.exec(body);
+    if (m) this.token = m[1]!;
+    return { status: res.status, location: res.headers.get('location'), body, headers: res.headers };
+  }
+
+  async get(url: string) {
+    return this.keep(await fetch(new URL(url, this.origin), { headers: { accept: 'text/html', 'accept-language': 'en', cookie: this.cookieHeader() }, redirect: 'manual' }));
+  }
+
+  async post(url: string, form: Record<string, string>) {
+    if (!this.token) throw new Error('no page with a CSRF token was loaded');
+    return this.keep(
+      await fetch(new URL(url, this.origin), {
+        method: 'POST',
+        headers: { accept: 'text/html', 'accept-language': 'en', 'content-type': 'application/x-www-form-urlencoded', origin: this.origin, 'sec-fetch-site': 'same-origin', cookie: this.cookieHeader() },
+        body: new URLSearchParams({ _csrf: this.token, ...form }).toString(),
+        redirect: 'manual',
+      }),
+    );
+  }
+
+  /**
+   * Follows redirects from `url` while they stay on our origin; answers the consent page with
+   * `answer` (a level, or null to stop there). Returns where it ended: the app's redirect URI
+   * (left our origin), or a page of ours (status and path).
+   */
+  async follow(url: string, answer: string | null = null): Promise<{ left: URL | null; status: number; path: string; body: string }> {
+    let path = new URL(url, this.origin).toString();
+    let res = await this.get(path);
+    for (let hops = 0; hops < 12; hops++) {
+      if (res.status === 200 && /\/allow"/.test(res.body) && answer !== null) {
+        const action = /action="([^"]*\/allow)"/.exec(res.body)![1]!.replace(/&amp;/g, '&');
+        res = await this.post(action, { level: answer });
+        path = new URL(action, this.origin).toString();
+        continue;
+      }
+      if (res.status !== 302 && res.status !== 303) return { left: null, status: res.status, path: pathOf(path), body: res.body };
+      const target = new URL(res.location!, path);
+      if (target.origin !== this.origin) return { left: target, status: res.status, path: pathOf(path), body: res.body };
+      path = target.toString();
+      res = await this.get(path);
+    }
+    throw new Error('too many redirects');
+  }
 }

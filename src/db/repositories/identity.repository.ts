@@ -65,8 +65,10 @@ export async function touchSession(db: Executor, id: string, nowIso: string): Pr
   await db.updateTable('sessions').set({ last_seen_at: nowIso }).where('id', '=', id).execute();
 }
 
-export async function revokeSessionByTokenHash(db: Executor, tokenHash: string, nowIso: string): Promise<void> {
-  await db.updateTable('sessions').set({ revoked_at: nowIso }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+/** Revokes the session of this token hash if it is not already; returns its user, or undefined. */
+export async function revokeSessionByTokenHash(db: Executor, tokenHash: string, nowIso: string): Promise<string | undefined> {
+  const row = await db.updateTable('sessions').set({ revoked_at: nowIso }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).returning('user_id').executeTakeFirst();
+  return row?.user_id;
 }
 
 export async function revokeSessionsOfUser(db: Executor, userId: string, nowIso: string): Promise<number> {

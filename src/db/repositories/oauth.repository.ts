@@ -54,6 +54,12 @@ export async function deleteOAuthGrantRecords(db: Executor, grantId: string): Pr
   return Number(tokens.numDeletedRows ?? 0n) + Number(grant.numDeletedRows ?? 0n);
 }
 
+/** Deletes the authorization server's login sessions of a person (sign-out, suspension); returns how many. */
+export async function deleteOAuthSessionsOfAccount(db: Executor, accountId: string): Promise<number> {
+  const result = await db.deleteFrom('oauth_records').where('account_id', '=', accountId).where('model', '=', 'Session').executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0n);
+}
+
 /** Deletes up to `limit` objects that expired before `nowIso`; returns how many. */
 export async function deleteExpiredOAuthRecords(db: Executor, nowIso: string, limit: number): Promise<number> {
   // Ordered by the indexed column so that PostgreSQL walks oauth_records_expiry, not the table.

@@ -17,6 +17,7 @@ import {
   setUserLocale,
   touchSession,
 } from '../../db/repositories/identity.repository.ts';
+import { deleteOAuthSessionsOfAccount } from '../../db/repositories/oauth.repository.ts';
 import type { Locale } from '../../i18n/index.ts';
 
 const DAY_MS = 86_400_000;
@@ -51,6 +52,8 @@ export interface AuthenticatedSession {
   sessionId: string;
   /** When this session last proved a passkey, or null. */
   stepUpAt: string | null;
+  /** When it ends if it is not used again: its absolute expiry or the end of its idle time, whichever is first. */
+  endsAt: string;
 }
 
 /** How recent a passkey proof must be for sensitive operator actions. */
@@ -87,13 +90,18 @@ export class SessionService {
     if (!row || row.revoked_at !== null) return null;
     const nowMs = this.deps.clock.now().getTime();
     if (Date.parse(row.expires_at) <= nowMs) return null;
-    const lastSeen = Date.parse(row.last_seen_at);
-    if (lastSeen + this.deps.config.sessionIdleDays * DAY_MS <= nowMs) return null;
-    if (nowMs - lastSeen >= TOUCH_EVERY_MS) await touchSession(this.deps.database.db, row.id, new Date(nowMs).toISOString());
+    let lastSeen = Date.parse(row.last_seen_at);
+    const idleMs = this.deps.config.sessionIdleDays * DAY_MS;
+    if (lastSeen + idleMs <= nowMs) return null;
+    if (nowMs - lastSeen >= TOUCH_EVERY_MS) {
+      await touchSession(this.deps.database.db, row.id, new Date(nowMs).toISOString());
+      lastSeen = nowMs;
+    }
     return {
       user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale, operator: row.operator_since !== null },
       sessionId: row.id,
       stepUpAt: row.step_up_at,
+      endsAt: new Date(Math.min(Date.parse(row.expires_at), lastSeen + idleMs)).toISOString(),
     };
   }
 
@@ -107,9 +115,17 @@ export class SessionService {
     return stepUpAt !== null && this.deps.clock.now().getTime() - Date.parse(stepUpAt) < STEP_UP_WINDOW_MS;
   }
 
+  /**
+   * Ends this browser's session, and the OAuth authorization server's login sessions of its
+   * person (they would otherwise let an app's next authorization through without the person:
+   * docs/mcp.md#sessions). Their apps' grants stay: an app keeps working until disconnected.
+   */
   async signOut(token: string): Promise<void> {
     if (!TOKEN.test(token)) return;
-    await revokeSessionByTokenHash(this.deps.database.db, sha256(token), this.deps.clock.now().toISOString());
+    await this.deps.database.db.transaction().execute(async (tx) => {
+      const userId = await revokeSessionByTokenHash(tx, sha256(token), this.deps.clock.now().toISOString());
+      if (userId !== undefined) await deleteOAuthSessionsOfAccount(tx, userId);
+    });
   }
 
   /** Ends every session of the user, at their own request. Returns how many. */
@@ -117,9 +133,16 @@ export class SessionService {
     return this.revokeAllForUser(userId);
   }
 
-  /** Ends every session of the user: what suspending them will call. Returns how many. */
+  /**
+   * Ends every session of the user, the authorization server's login sessions included: what
+   * sign-out everywhere does and what suspending them will call. Returns how many site sessions.
+   */
   revokeAllForUser(userId: string): Promise<number> {
-    return revokeSessionsOfUser(this.deps.database.db, userId, this.deps.clock.now().toISOString());
+    return this.deps.database.db.transaction().execute(async (tx) => {
+      const revoked = await revokeSessionsOfUser(tx, userId, this.deps.clock.now().toISOString());
+      await deleteOAuthSessionsOfAccount(tx, userId);
+      return revoked;
+    });
   }
 
   /** The language emails to this person are written in. */

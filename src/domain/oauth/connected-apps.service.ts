@@ -72,8 +72,6 @@ interface GrantPayload {
 export interface ConnectedAppsDeps {
   database: Database;
   clock: Clock;
-  /** The MCP server's resource identifier: the levels are read from the grant for it. */
-  resource: string;
   verifier?: AccessTokenVerifier;
 }
 
@@ -175,7 +173,10 @@ export class ConnectedAppsService {
     redirect_host: string | null;
   }): ConnectedApp {
     const payload = JSON.parse(r.payload) as GrantPayload;
-    const granted = new Set((payload.resources?.[this.deps.resource] ?? '').split(' ').filter(Boolean));
+    // Read from the resource the grant is for (a grant holds the one resource its consent named),
+    // not looked up by this process's MCP_URL: a command run without the server's SITE_URL or
+    // MCP_URL would otherwise show no levels for every grant.
+    const granted = new Set(Object.values(payload.resources ?? {}).flatMap((scope) => scope.split(' ')));
     const levels = LEVELS.filter((l) => granted.has(l));
     return {
       grantId: publicGrantId(r.grant_id),

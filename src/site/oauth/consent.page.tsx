@@ -1,7 +1,9 @@
 /**
  * The consent page of the authorization server: which app asks (its self-declared name, marked
- * unverified), where the answer goes back to, and the three cumulative levels, the requested one
- * selected. Allow and deny are separate forms, each with its CSRF token.
+ * unverified), where the answer goes back to, and the three cumulative levels with the higher of
+ * the app's ask and what it may already do selected: an app asking again for less never lowers
+ * its grant unless the person picks a lower level, which the page says takes something away.
+ * Allow and deny are separate forms, each with its CSRF token.
  */
 import { LEVELS, type Level } from '../../domain/oauth/levels.ts';
 import type { SiteContext } from '../context.ts';
@@ -18,13 +20,20 @@ export interface ConsentView {
   /** Every redirect URI of the client is on a loopback address. */
   localhostOnly: boolean;
   requested: Level;
-  /** What the app may already do (a step-up), or null for a first connection. */
+  /** What the app may already do (a step-up, or asked again), or null for a first connection. */
   current: Level | null;
+}
+
+/** The level selected on the page: the higher of the app's ask and what it may already do. */
+export function preselectedLevel(view: Pick<ConsentView, 'requested' | 'current'>): Level {
+  return view.current !== null && LEVELS.indexOf(view.current) > LEVELS.indexOf(view.requested) ? view.current : view.requested;
 }
 
 export function ConsentPage({ ctx, view }: { ctx: SiteContext; view: ConsentView }) {
   const t = ctx.t.oauth;
   const action = `/oauth/interaction/${encodeURIComponent(view.uid)}`;
+  const selected = preselectedLevel(view);
+  const lowers = (level: Level) => view.current !== null && LEVELS.indexOf(level) < LEVELS.indexOf(view.current);
   return (
     <Layout ctx={ctx} title={t.consentTitle} narrow>
       <h1>{t.consentTitle}</h1>
@@ -42,7 +51,11 @@ export function ConsentPage({ ctx, view }: { ctx: SiteContext; view: ConsentView
         </Notice>
       ) : null}
       {ctx.user ? <p>{t.signedInAs(ctx.user.email)}</p> : null}
-      {view.current ? <p>{t.alreadyAllowed(t.levels[view.current].name)}</p> : null}
+      {view.current ? (
+        <p>
+          {t.alreadyAllowed(t.levels[view.current].name)} {selected === view.current && view.current !== LEVELS[0] ? t.lowerTakesAway : null}
+        </p>
+      ) : null}
       <PostForm ctx={ctx} action={`${action}/allow`} once>
         <fieldset aria-describedby="levels-hint">
           <legend>{t.levelsLegend}</legend>
@@ -50,11 +63,18 @@ export function ConsentPage({ ctx, view }: { ctx: SiteContext; view: ConsentView
           <div class="checks levels">
             {LEVELS.map((level) => (
               <label>
-                <input type="radio" name="level" value={level} checked={level === view.requested} />{' '}
+                <input type="radio" name="level" value={level} checked={level === selected} />{' '}
                 <span>
                   <strong>{t.levels[level].name}</strong> <code>{level}</code>
+                  {level === view.requested ? ` (${t.askedMark})` : null}
                   <br />
                   {t.levels[level].description}
+                  {lowers(level) ? (
+                    <>
+                      <br />
+                      <em>{t.lowersMark}</em>
+                    </>
+                  ) : null}
                 </span>
               </label>
             ))}

@@ -12,11 +12,24 @@ import type Provider from 'oidc-provider';
 import { h } from 'preact';
 import type { ConnectedAppsService } from '../../domain/oauth/connected-apps.service.ts';
 import { highestLevel, isLevel, requestedLevel, scopesOfLevel } from '../../domain/oauth/levels.ts';
+import { ERROR_PAGE_PATH } from '../../oauth/provider.ts';
 import { requireUser } from '../guards.ts';
+import { ErrorPage } from '../ui/pages.tsx';
 import { ConnectedAppsPage } from './apps.page.tsx';
 import { ConsentExpiredPage, ConsentPage } from './consent.page.tsx';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The authorization errors the error page explains, by OAuth error code; any other is `request`. */
+const AUTHORIZATION_ERRORS: Record<string, 'redirect' | 'client' | 'expired' | 'server'> = {
+  invalid_redirect_uri: 'redirect',
+  invalid_client: 'client',
+  invalid_client_metadata: 'client',
+  unauthorized_client: 'client',
+  session_not_found: 'expired',
+  server_error: 'server',
+  temporarily_unavailable: 'server',
+};
 const UID = /^[A-Za-z0-9_-]{10,64}$/;
 const GRANT_ID = /^grant_[A-Za-z0-9_-]{10,64}$/;
 
@@ -135,6 +148,15 @@ export function consentArea({ provider, connectedApps, resource }: ConsentAreaDe
       const user = requireUser(request, reply);
       if (!user) return reply;
       return answer(request, reply, { error: 'access_denied', error_description: 'The person did not allow access.' }, false);
+    });
+
+    // Where the authorization server sends a person whose request cannot go back to the app
+    // (src/oauth/provider.ts renderError). Only the error code is read, and only to pick one of
+    // our explanations: nothing the app sent is shown.
+    site.get<{ Querystring: { error?: string } }>(ERROR_PAGE_PATH, { schema: { hide: true } }, async (request, reply) => {
+      const t = request.site.t.oauth.problems;
+      const reason = AUTHORIZATION_ERRORS[String(request.query.error)] ?? 'request';
+      return reply.page(h(ErrorPage, { ctx: request.site, title: t[reason].title, message: t[reason].message }), reason === 'server' ? 500 : 400);
     });
 
     site.get<{ Querystring: { revoked?: string } }>('/account/apps', { schema: { hide: true } }, async (request, reply) => {
