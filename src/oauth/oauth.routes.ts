@@ -16,7 +16,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { HOUR_MS } from '../domain/access/limits.ts';
 import { retryAfterSeconds, type RateLimitStore, type WindowRule } from '../domain/access/rate-limit.ts';
-import { OAUTH_PATH, providerServes } from './provider.ts';
+import { OAUTH_PATH, PROVIDER_ROUTES } from './provider.ts';
 
 /** Registrations one client address may make, and all addresses together. */
 export const REGISTRATION_RULES: readonly WindowRule[] = Object.freeze([{ id: 'hour', limit: 10, windowMs: HOUR_MS }]);
@@ -98,15 +98,16 @@ export function oauthRoutes({ provider, config, limiter, clock, onLimiterError }
 
     const serve = async (request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.slice(OAUTH_PATH.length) || '/';
-      // Only what the authorization server serves reaches it; any other path is the ordinary 404.
-      if (!providerServes(request.method, path.split('?')[0]!)) return reply.callNotFound();
       if (request.method === 'POST' && path.split('?')[0] === '/reg' && !(await admitRegistration(request, reply))) return reply;
       handOver(request, reply, path);
       return reply;
     };
-    const all = ['GET', 'POST', 'OPTIONS', 'DELETE', 'PUT'] as const;
-    fastify.route({ method: [...all], url: OAUTH_PATH, schema: { hide: true }, handler: serve });
-    fastify.route({ method: [...all], url: `${OAUTH_PATH}/*`, schema: { hide: true }, handler: serve });
+    // Only what the authorization server serves reaches it (PROVIDER_ROUTES); any other path is
+    // the site's ordinary 404, and another method on a served path its 405 with Allow.
+    for (const route of PROVIDER_ROUTES) {
+      if (route.path === '/.well-known/oauth-authorization-server') continue; // an alias, below
+      fastify.route({ method: [...route.methods], url: `${OAUTH_PATH}${route.path}`, schema: { hide: true }, handler: serve });
+    }
     for (const alias of METADATA_ALIASES) {
       fastify.route({
         method: ['GET', 'OPTIONS'],

@@ -26,26 +26,23 @@ export const INTERACTION_PATH = `${OAUTH_PATH}/interaction`;
 export const ERROR_PAGE_PATH = `${OAUTH_PATH}/error`;
 
 /**
- * What oidc-provider serves under OAUTH_PATH with this configuration, and with which methods:
- * anything else is the site's ordinary 404 (a page for people, a problem for machines) without
- * reaching it. Enabling a feature (introspection, logout…) means adding its route here.
+ * What oidc-provider serves under OAUTH_PATH with this configuration, and with which methods
+ * (HEAD comes with GET): each is a route of its own, so any other path is the site's ordinary 404
+ * and a served path asked with another method a 405 with `Allow` (a page for people, a problem for
+ * machines), without reaching the provider. Enabling a feature (introspection, logout…) means
+ * adding its route here.
  */
-const PROVIDER_ROUTES: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
-  [/^\/auth$/, ['GET']],
-  [/^\/auth\/[A-Za-z0-9_-]+$/, ['GET']],
-  [/^\/token$/, ['POST', 'OPTIONS']],
-  [/^\/token\/revocation$/, ['POST', 'OPTIONS']],
-  [/^\/reg$/, ['POST']],
-  [/^\/reg\/[^/]+$/, ['GET']],
-  [/^\/jwks$/, ['GET', 'OPTIONS']],
-  [/^\/\.well-known\/(openid-configuration|oauth-authorization-server)$/, ['GET', 'OPTIONS']],
+export const PROVIDER_ROUTES: ReadonlyArray<{ path: string; methods: ReadonlyArray<'GET' | 'POST' | 'OPTIONS'> }> = [
+  { path: '/auth', methods: ['GET'] },
+  { path: '/auth/:uid', methods: ['GET'] },
+  { path: '/token', methods: ['POST', 'OPTIONS'] },
+  { path: '/token/revocation', methods: ['POST', 'OPTIONS'] },
+  { path: '/reg', methods: ['POST'] },
+  { path: '/reg/:clientId', methods: ['GET'] },
+  { path: '/jwks', methods: ['GET', 'OPTIONS'] },
+  { path: '/.well-known/openid-configuration', methods: ['GET', 'OPTIONS'] },
+  { path: '/.well-known/oauth-authorization-server', methods: ['GET', 'OPTIONS'] },
 ];
-
-/** Whether oidc-provider serves `method` on `path` (relative to OAUTH_PATH, without the query); HEAD wherever GET. */
-export function providerServes(method: string, path: string): boolean {
-  const asked = method === 'HEAD' ? 'GET' : method;
-  return PROVIDER_ROUTES.some(([pattern, methods]) => pattern.test(path) && methods.includes(asked));
-}
 
 /**
  * The authorization endpoint and its resumption: the routes whose errors a person may meet (a

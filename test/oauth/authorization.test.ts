@@ -292,13 +292,22 @@ for (const target of databaseTargets()) {
       assert.equal(reg.json().error, 'invalid_redirect_uri');
     });
 
-    it('an address of /oauth the authorization server does not serve is the ordinary 404: a problem for machines, a page for people', async () => {
-      for (const [method, url] of [['GET', '/oauth/nothing'], ['GET', '/oauth'], ['GET', '/oauth/token'], ['POST', '/oauth/jwks'], ['DELETE', '/oauth/reg'], ['GET', '/oauth/session/end'], ['GET', '/oauth/me']] as const) {
+    it('an address of /oauth the authorization server does not serve is the ordinary 404, and a served one asked with another method a 405 with Allow: a problem for machines, a page for people', async () => {
+      for (const [method, url] of [['GET', '/oauth/nothing'], ['GET', '/oauth'], ['GET', '/oauth/session/end'], ['GET', '/oauth/me'], ['POST', '/oauth/me']] as const) {
         const machine = await ctx.app.fastify.inject({ method, url, headers: { accept: 'application/json' } });
         assert.equal(machine.statusCode, 404, `${method} ${url}`);
         assert.equal(machine.headers['content-type'], 'application/problem+json; charset=utf-8', `${method} ${url}`);
         assert.deepEqual([machine.json().code, machine.json().instance], ['not_found', machine.headers['x-request-id']]);
       }
+      for (const [method, url, allow] of [['GET', '/oauth/token', 'OPTIONS, POST'], ['POST', '/oauth/jwks', 'GET, HEAD, OPTIONS'], ['DELETE', '/oauth/reg', 'POST'], ['PUT', '/oauth/auth', 'GET, HEAD']] as const) {
+        const machine = await ctx.app.fastify.inject({ method, url, headers: { accept: 'application/json' } });
+        assert.equal(machine.statusCode, 405, `${method} ${url}`);
+        assert.equal(machine.headers.allow?.toString().split(', ').sort().join(', '), allow, `${method} ${url}`);
+        assert.deepEqual([machine.json().code, machine.json().instance], ['method_not_allowed', machine.headers['x-request-id']]);
+      }
+      const wrongMethod = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/jwks', headers: { accept: 'text/html', 'accept-language': 'en' } });
+      assert.equal(wrongMethod.statusCode, 405);
+      assert.match(String(wrongMethod.headers['content-type']), /^text\/html/);
       const person = await ctx.app.fastify.inject({ url: '/oauth/nothing', headers: { accept: 'text/html', 'accept-language': 'en' } });
       assert.equal(person.statusCode, 404);
       assert.match(String(person.headers['content-type']), /^text\/html/);

@@ -157,7 +157,7 @@ for (const target of databaseTargets()) {
       const person = await signedIn(ctx, 'cimd-secret@example.com');
       const secretId = `https://${HOST}:${host.port}/agent/secret.json`;
       const params = new URLSearchParams({ client_id: secretId, redirect_uri: APP_REDIRECT, response_type: 'code', scope: 'directory:read', state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: MCP });
-      const res = await person.client.get(`/oauth/auth?${params}`);
+      const res = await person.client.get(`/oauth/auth?${params}`, { accept: 'application/json' });
       assert.equal(res.statusCode, 400, res.body);
       assert.match(res.body, /invalid_client/);
       assert.ok(host.requests.some((r) => r.path === '/agent/secret.json'), 'the document was fetched');
