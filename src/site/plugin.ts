@@ -167,9 +167,6 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
    */
   const resolveContext = async (request: FastifyRequest, reply: FastifyReply): Promise<SiteContext> => {
     const query = request.query as Record<string, unknown>;
-    // A request handed over by a route outside the site (`callNotFound` under /oauth) reaches the
-    // site's 404 page without the site's cookie hook having run.
-    if ((request.cookies as Record<string, string> | undefined) === undefined) request.cookies = site.parseCookie(request.headers.cookie ?? '');
     const auth = await sessions.authenticate(request.cookies[cookies.session]);
     const stored = auth?.user.locale;
     const locale = negotiateLocale({ query: query.lang, cookie: request.cookies[cookies.lang] ?? stored, acceptLanguage: request.headers['accept-language'] });
@@ -198,11 +195,9 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     reply.header('cache-control', 'no-store');
   });
 
-  // Every POST: from our own origin, with the token of a form we rendered. A POST no route serves
-  // changes nothing (it gets the 404 or 405 answer), and may come from a route outside the site
-  // that handed it over (`callNotFound` under /oauth), before the site's hooks read its cookies.
+  // Every POST: from our own origin, with the token of a form we rendered.
   site.addHook('preHandler', (request, reply, done) => {
-    if (request.method !== 'POST' || request.is404) return done();
+    if (request.method !== 'POST') return done();
     const fetchSite = request.headers['sec-fetch-site'];
     const from = request.headers.origin;
     if ((fetchSite !== undefined && fetchSite !== 'same-origin') || (from !== undefined && from !== origin)) {
