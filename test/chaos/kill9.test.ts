@@ -15,7 +15,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import net from 'node:net';
 import { sql } from 'kysely';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { systemClock } from '../../src/clock.ts';
 import { EVERY_DAY_9_TO_14, madridDate, slotBody, waitFor, type InitiateBodyInput } from '../support/booking.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -257,8 +259,19 @@ describe('kill -9 of one of two processes under mixed load, then restart', { ski
 
   async function mcpClient(): Promise<Client> {
     const server = pick();
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.process.url}/mcp`), {
+    // As behind the balancer: the request names MCP_URL's host (the endpoint refuses any other
+    // host or port: DNS rebinding), and reaches this process's own port.
+    const port = Number(new URL(server.process.url).port);
+    const dispatcher = new Agent({
+      connect: (_options, callback) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => callback(null, socket));
+        socket.once('error', (err) => callback(err, null));
+      },
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(d.siteUrl + '/mcp'), {
       requestInit: { headers: { authorization: `Bearer ${agentToken}` } },
+      fetch: ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch,
     });
     const client = new Client({ name: 'chaos-agent', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);
