@@ -22,7 +22,7 @@ import { testConfig } from '../support/app.ts';
 import { freePort } from '../support/browser.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
-import { authorizeInBrowser, HttpBrowser } from '../support/http-browser.ts';
+import { authorizeInBrowser, hiddenFields, HttpBrowser } from '../support/http-browser.ts';
 
 const EVERY_DAY_8_TO_20 = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start_time: '08:00:00', end_time: '20:00:00', slot_minutes: 60 as const }));
 /** The app's redirect URI: never listened on, the browser's last redirect is handed over by the test. */
@@ -307,5 +307,51 @@ for (const target of databaseTargets()) {
         });
       }
     }
+
+    it('TypeScript SDK v1 after sign-out everywhere: its next authorization asks for sign-in, and a second person on the same browser gets their own consent and token, never the first person’s', async () => {
+      const first = 'first-on-this-browser@example.com';
+      const second = 'second-on-this-browser@example.com';
+      const provider = new MemoryProvider({ client_name: 'Asistente compartido', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+      const app = makeApp('v1', mcpUrl, provider, fetch);
+      const browser = new HttpBrowser(site);
+      const whoIs = async () => structured<{ user: { email: string } }>(await app.call('get_my_account', {})).user.email;
+      try {
+        await assert.rejects(app.connect(), (err: unknown) => app.isUnauthorized(err));
+        const connected = await authorizeInBrowser(browser, provider.lastUrl(), { database: server.database, email: first });
+        assert.deepEqual([connected.signedIn, connected.consentPages], [true, 1]);
+        await app.finishAuth(connected.redirect.searchParams);
+        await app.connect();
+        assert.equal(await whoIs(), first);
+
+        // The first person signs out everywhere on this browser (the form on My consultations).
+        const page = await (await browser.get('/consultations')).text();
+        const { __action, ...fields } = hiddenFields(page, /^\/sign-out\/everywhere$/);
+        assert.equal((await browser.post(__action!, fields)).status, 303);
+
+        // The app's access token stops working; v1 holds no refresh token, so it authorizes again.
+        await server.database.db.deleteFrom('oauth_records').where('model', '=', 'AccessToken').where('client_id', '=', String(provider.info!.client_id)).execute();
+        clock.advance(2000);
+        await assert.rejects(app.call('get_my_account', {}), (err: unknown) => app.isUnauthorized(err));
+        const again = provider.lastUrl();
+        assert.equal(provider.authorizationUrls.length, 2);
+
+        // Signed out: the authorization stops at the sign-in page, with no code for anyone.
+        const signedOut = await browser.get(again.href);
+        let location = new URL(signedOut.headers.get('location') ?? '', site);
+        for (let hops = 0; hops < 5 && location.origin === site && location.pathname !== '/sign-in'; hops++) {
+          location = new URL((await browser.get(location.href)).headers.get('location') ?? '', site);
+        }
+        assert.equal(`${location.origin}${location.pathname}`, `${site}/sign-in`, 'the site asks who is there');
+
+        // A second person signs in on the same browser and finishes that authorization: their own
+        // consent page, their own grant, and the app acts for them.
+        const theirs = await authorizeInBrowser(browser, again, { database: server.database, email: second });
+        assert.deepEqual([theirs.signedIn, theirs.consentPages], [true, 1], 'signed in, then asked for their own consent');
+        await app.finishAuth(theirs.redirect.searchParams);
+        assert.equal(await whoIs(), second, 'the token is the second person’s');
+      } finally {
+        await app.close();
+      }
+    });
   });
 }
