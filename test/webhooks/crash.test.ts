@@ -67,13 +67,16 @@ for (const target of databaseTargets()) {
 
       const second = await startServerProcess(env);
       servers.push(second);
+      const restartedAt = Date.now();
       await receiver.waitFor(2, 20_000);
       const [firstReq, secondReq] = receiver.requests;
       assert.equal(secondReq!.headers['webhook-id'], firstReq!.headers['webhook-id'], 'same webhook-id on redelivery');
       assert.equal(secondReq!.body, firstReq!.body, 'same payload bytes');
       assert.equal(secondReq!.headers['webhook-attempt'], '1', 'the lost attempt is made again');
       assert.ok(secondReq!.at >= Date.parse(claimed!.locked_until!) - 50, 'not before the lease lapsed');
-      assert.ok(secondReq!.at - killedAt < 15_000);
+      // Promptly once both the lease has lapsed and the new process is up (a loaded machine takes
+      // many seconds to start one: that is not what this measures).
+      assert.ok(secondReq!.at - Math.max(restartedAt, Date.parse(claimed!.locked_until!)) < 15_000, `${secondReq!.at - killedAt} ms after the kill`);
       assert.ok(verifies(secret, secondReq!));
       const delivered = await waitFor('the message to be recorded as delivered', async () => {
         const [m] = await messagesOf(db.database, endpoint.id);
