@@ -59,6 +59,8 @@ import { requestsArea } from './site/developer/requests.routes.ts';
 import { firmsArea } from './site/firms/firms.routes.ts';
 import { operatorArea } from './site/operator/operator.routes.ts';
 import { passkeysArea } from './site/account/passkeys.routes.ts';
+import { myAccountArea } from './site/account/my-account.routes.ts';
+import { AccountDeletionService } from './domain/identity/account-deletion.service.ts';
 import { PasskeysService } from './domain/identity/passkeys.service.ts';
 import { ConnectedAppsService } from './domain/oauth/connected-apps.service.ts';
 import { DatabaseAccessTokenVerifier, type AccessTokenVerifier } from './domain/oauth/access-token-verifier.ts';
@@ -114,6 +116,7 @@ export interface App {
     connectedApps: ConnectedAppsService;
     /** Checks OAuth access tokens presented to the MCP server. */
     accessTokens: AccessTokenVerifier;
+    deletion: AccountDeletionService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -408,6 +411,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessions,
     onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; passkey sign-in let through'),
   });
+  // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
+  const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }) };
   await fastify.register(sitePlugin, {
     config,
@@ -427,6 +432,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       operatorArea(dashboard),
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
+      myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -461,5 +467,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion } };
 }

@@ -21,6 +21,7 @@ import { runMailCommand } from './mail.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
 import { runLawyersCommand, runOperatorsCommand } from './operator.commands.ts';
 import { runOAuthCommand } from './oauth.commands.ts';
+import { runUsersCommand } from './users.commands.ts';
 import { runBackupCommand } from './backup.commands.ts';
 import { progressReporter } from './progress.ts';
 
@@ -81,6 +82,9 @@ Usage: consulta <command> [options]   (every command accepts --json)
   oauth clients | oauth grants [--user EMAIL] | oauth revoke GRANT_ID
                               AI apps connected to the MCP server (docs/mcp.md): the
                               clients, who granted what; revoking ends a grant's tokens
+  users delete EMAIL          delete a person's account at their request: the same
+                              refusals and erasures as the Account page, a confirmation
+                              email, an audit entry (docs/operations.md)
 
 start, serve, migrate, seed and import create the database DATABASE_URL names if it does
 not exist; every other command needs it to exist already (it refuses, naming it).
@@ -113,7 +117,7 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
 
 /**
  * For commands that read or change what a server holds (keys, firms, webhooks, mail, requests,
- * operators, lawyers, oauth): the database must exist already. Run against a DATABASE_URL that
+ * operators, lawyers, oauth, users): the database must exist already. Run against a DATABASE_URL that
  * names nothing (another directory, a shell without the server's settings) they used to create an
  * empty database and answer from it ("no mail"); now they refuse, name the database they looked
  * at and say how to point at the right one (exit 1). An existing database is brought up to date.
@@ -252,6 +256,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     case 'oauth':
       return withExistingDatabase(config, command, json, (database) => runOAuthCommand({ config, database, args, flags, json }));
+    case 'users':
+      return withExistingDatabase(config, command, json, (database) => runUsersCommand({ config, database, args, flags, json }));
     case 'mail':
       return withExistingDatabase(config, command, json, (database) => runMailCommand({ config, database, args, flags, json }));
     case 'backup':

@@ -516,6 +516,55 @@ export class AccountsService {
     return { keys, notified: recipients.map((r) => r.email), pending };
   }
 
+  /**
+   * The firms of which this person is the only owner: leaving them (or deleting the account)
+   * would leave them ownerless, which the rule above forbids. Pass a transaction that locked the
+   * firms (lockFirmsOfUser) for an answer no concurrent change can alter.
+   */
+  async firmsOnlyOwnedBy(userId: string, db: Executor = this.deps.db): Promise<Firm[]> {
+    const only: Firm[] = [];
+    for (const firm of await listFirmsOfUser(db, userId)) {
+      if (firm.role === 'owner' && (await countOwners(db, firm.id)) === 1) only.push(toFirm(firm));
+    }
+    return only;
+  }
+
+  /** Takes the locks of every firm the person belongs to, in id order (so two callers never deadlock). */
+  async lockFirmsOfUser(tx: Executor, userId: string): Promise<void> {
+    const firms = (await listFirmsOfUser(tx, userId)).map((f) => f.id).sort();
+    for (const id of firms) await lockFirm(tx, id);
+  }
+
+  /**
+   * Takes the person out of every firm they belong to, inside the caller's transaction (account
+   * deletion): the same rules as leaving one by one — never a firm's last owner (conflict, and the
+   * caller's transaction rolls back), and the other owners and admins are told about firm keys
+   * the person created, which keep working. Pass the result's `pending` to deliverNotices after commit.
+   */
+  async leaveAllFirmsWithin(tx: Executor, userId: string): Promise<{ firms: Firm[]; pending: PendingNotifications[] }> {
+    await this.lockFirmsOfUser(tx, userId);
+    const user = await findUserById(tx, userId);
+    if (!user) throw notFound('no such user');
+    const firms: Firm[] = [];
+    const pending: PendingNotifications[] = [];
+    for (const firm of await listFirmsOfUser(tx, userId)) {
+      await deleteMembership(tx, firm.id, userId);
+      if (firm.role === 'owner' && (await countOwners(tx, firm.id)) === 0) {
+        throw conflict(`${user.email} is the last owner of ${firm.slug}; make someone else an owner first`);
+      }
+      const target: MemberRow = { firm_id: firm.id, user_id: userId, role: firm.role, permissions: firm.permissions, created_at: firm.created_at, email: user.email, name: user.name };
+      const notice = await this.noticeKeyCreatorChange(tx, firm, target, { event: 'removed', oldRole: firm.role as FirmRole, newRole: null });
+      pending.push(notice.pending);
+      firms.push(toFirm(firm));
+    }
+    return { firms, pending };
+  }
+
+  /** Emails notifications stored by leaveAllFirmsWithin, once its transaction committed. */
+  async deliverNotices(pending: readonly PendingNotifications[]): Promise<void> {
+    for (const p of pending) await this.deps.notifier.deliver(p);
+  }
+
   /** The firm with this id (internal use: key owners). */
   async firmById(id: string, db: Executor = this.deps.db): Promise<Firm | null> {
     const row = await findFirmById(db, id);

@@ -38,6 +38,7 @@ import {
   lockUserForIntents,
   pendingIntentsOfUser,
 } from '../../db/repositories/agent-booking.repository.ts';
+import { expirePendingIntentsOfUser } from '../../db/repositories/account-deletion.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
@@ -352,6 +353,29 @@ export class BookingService {
       total += expired;
       if (expired < batch) return total;
     }
+  }
+
+  /**
+   * Ends now, inside the caller's transaction, the holds still waiting for a person (held for
+   * them by an AI app, or being paid by them): an account being deleted leaves no slot taken.
+   * They expire as the sweep would expire them (slots released, `booking_intent.expired` for
+   * keyed intents; a payment authorized meanwhile is voided by the payment sweep), and other
+   * processes are told the lawyers' free times changed. Call the returned `afterCommit` once the
+   * transaction committed.
+   */
+  async releaseHoldsOfUserWithin(trx: Executor, userId: string): Promise<{ released: number; afterCommit(): void }> {
+    const nowIso = this.deps.clock.now().toISOString();
+    const rows = await expirePendingIntentsOfUser(trx, userId, nowIso);
+    await this.afterExpiry(trx, rows, nowIso);
+    const lawyers = [...new Set(rows.map((r) => r.lawyer_id))];
+    await recordLawyerChanges(trx, lawyers, nowIso);
+    return {
+      released: rows.length,
+      afterCommit: () => {
+        this.countExpired(rows);
+        if (lawyers.length > 0) this.deps.cache.lawyersChanged(lawyers);
+      },
+    };
   }
 
   private countExpired(rows: readonly BookingIntentTable[]): void {

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
+import type { Executor } from '../../db/repositories/types.ts';
 import {
   findConsultationOfUser,
   findConsultationOfUserByIntent,
@@ -53,9 +54,12 @@ function view(row: ConsultationRow): Consultation {
 export class ConsultationsService {
   constructor(private readonly deps: { database: Database; clock: Clock; siteUrl: string }) {}
 
-  /** Upcoming (not yet ended) soonest first, and past most recent first. */
-  async listForUser(userId: string): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
-    const all = (await listConsultationsOfUser(this.deps.database.db, userId)).map(view);
+  /**
+   * Upcoming (not yet ended) soonest first, and past most recent first. `db` may be a transaction
+   * (account deletion decides on upcoming consultations inside its own).
+   */
+  async listForUser(userId: string, db: Executor = this.deps.database.db): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
+    const all = (await listConsultationsOfUser(db, userId)).map(view);
     const now = this.deps.clock.now().toISOString();
     return { upcoming: all.filter((c) => c.endsAt > now), past: all.filter((c) => c.endsAt <= now).reverse() };
   }

@@ -17,8 +17,9 @@ import {
   setUserLocale,
   touchSession,
 } from '../../db/repositories/identity.repository.ts';
+import { findUserById } from '../../db/repositories/account.repository.ts';
 import { deleteOAuthSessionsOfAccount } from '../../db/repositories/oauth.repository.ts';
-import type { Locale } from '../../i18n/index.ts';
+import { isLocale, type Locale } from '../../i18n/index.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -148,6 +149,12 @@ export class SessionService {
   /** The language emails to this person are written in. */
   setLocale(userId: string, locale: Locale): Promise<void> {
     return setUserLocale(this.deps.database.db, userId, locale);
+  }
+
+  /** The language stored on the account (setLocale, or the last sign-in's), or null when none is. */
+  async accountLocale(userId: string): Promise<Locale | null> {
+    const locale = (await findUserById(this.deps.database.db, userId))?.locale;
+    return isLocale(locale) ? locale : null;
   }
 
   /**

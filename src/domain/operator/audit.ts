@@ -1,14 +1,14 @@
 /**
  * The operator's audit log: every operator action (a key's tier, suspension and lifting, a
- * lawyer's verification and listing, operators added and removed) leaves one entry, written in
- * the action's own transaction, so an action without its entry cannot be committed. Actions that
- * change nothing (the tier the key already has) and refused ones leave none.
+ * lawyer's verification and listing, operators added and removed, accounts deleted) leaves one
+ * entry, written in the action's own transaction, so an action without its entry cannot be
+ * committed. Actions that change nothing (the tier the key already has) and refused ones leave none.
  */
 import { insertAuditEntry, type AuditRow } from '../../db/repositories/operator.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { OperatorIdentity } from '../access/types.ts';
 
-export const AUDIT_ACTIONS = ['key.set_tier', 'key.suspend', 'key.unsuspend', 'lawyer.verify', 'lawyer.unverify', 'lawyer.list', 'lawyer.unlist', 'operator.add', 'operator.remove'] as const;
+export const AUDIT_ACTIONS = ['key.set_tier', 'key.suspend', 'key.unsuspend', 'lawyer.verify', 'lawyer.unverify', 'lawyer.list', 'lawyer.unlist', 'operator.add', 'operator.remove', 'user.delete'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditTargetType = 'key' | 'lawyer' | 'user';
