@@ -445,6 +445,8 @@ export const en = {
     colTime: 'Time',
     colMethod: 'Method',
     colPath: 'Path',
+    colQuery: 'Query string',
+    noQuery: 'None',
     colStatus: 'Status',
     colRequest: 'Request',
     colDuration: 'Duration',

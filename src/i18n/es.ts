@@ -439,6 +439,8 @@ export const es: Messages = {
     colTime: 'Hora',
     colMethod: 'Método',
     colPath: 'Ruta',
+    colQuery: 'Cadena de consulta',
+    noQuery: 'Ninguna',
     colStatus: 'Estado',
     colRequest: 'Petición',
     colDuration: 'Duración',
