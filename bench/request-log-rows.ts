@@ -14,6 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './children.ts';
+import type * as DatabaseModule from '../src/db/database.ts';
+import type * as MigratorModule from '../src/db/migrator.ts';
+import type * as RequestLogRepository from '../src/db/repositories/request-log.repository.ts';
 
 const { values } = parseArgs({
   options: { tree: { type: 'string', default: ROOT }, rows: { type: 'string', default: '80000' }, batch: { type: 'string', default: '2000' }, queries: { type: 'string', default: 'typical' } },
@@ -23,9 +26,10 @@ const ROWS = Number(values.rows);
 const BATCH = Number(values.batch);
 const QUERIES = values.queries === 'none' ? [null] : ['city=madrid', 'practice_area=residence&language=ar', null];
 
-const { openDatabase } = (await import(path.join(tree, 'src/db/database.ts'))) as typeof import('../src/db/database.ts');
-const { migrateToLatest } = (await import(path.join(tree, 'src/db/migrator.ts'))) as typeof import('../src/db/migrator.ts');
-const { openRequestLogWriter } = (await import(path.join(tree, 'src/db/repositories/request-log.repository.ts'))) as typeof import('../src/db/repositories/request-log.repository.ts');
+// Another tree's modules, typed as this tree's (the writer's interface is the same).
+const { openDatabase } = (await import(path.join(tree, 'src/db/database.ts'))) as typeof DatabaseModule;
+const { migrateToLatest } = (await import(path.join(tree, 'src/db/migrator.ts'))) as typeof MigratorModule;
+const { openRequestLogWriter } = (await import(path.join(tree, 'src/db/repositories/request-log.repository.ts'))) as typeof RequestLogRepository;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-log-rows-'));
 const database = openDatabase(`sqlite:${path.join(dir, 'log.db')}`);
