@@ -190,9 +190,14 @@ export function webhooksArea({ webhooks, accounts, clock }: DashboardDeps) {
 
       // The newest deliveries alone, as an HTML fragment: what the endpoint page's script
       // (live-deliveries.js) polls so that attempts appear without a reload. The same `load` as
-      // the page, so another person's endpoint is a 404 here too, and a signed-out fetch is
-      // sent to sign in (the script refuses to follow redirects and stops).
+      // the page, so another person's endpoint is a 404 here too. Signed out, it sends to sign in
+      // and back to the endpoint's page, not to this bare fragment (the script itself refuses to
+      // follow redirects, and stops).
       site.get(`${root}/:id/deliveries`, { schema: { hide: true } }, async (request, reply) => {
+        if (!request.site.user) {
+          const pagePath = request.site.path.replace(/\/deliveries(?:\?.*)?$/, '');
+          return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(pagePath)}`);
+        }
         const page = await load(request, reply);
         if (!page) return reply;
         const { attempts, next } = await webhooks.deliveryPage(page.actor, page.endpoint.id, { limit: PAGE_SIZE, before: null });
