@@ -53,6 +53,8 @@ import { FirmInvitationsService } from './domain/access/firm-invitations.service
 import { WebhookEndpointsService } from './domain/webhooks/endpoints.service.ts';
 import type { DashboardDeps } from './site/dashboard-deps.ts';
 import { RequestHistoryService } from './domain/access/request-history.service.ts';
+import { GettingStartedService } from './domain/access/getting-started.service.ts';
+import { overviewArea } from './site/developer/overview.routes.ts';
 import { keysArea } from './site/developer/keys.routes.ts';
 import { webhooksArea } from './site/developer/webhooks.routes.ts';
 import { requestsArea } from './site/developer/requests.routes.ts';
@@ -413,7 +415,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
-  const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }) };
+  const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
     config,
     sessions,
@@ -425,6 +427,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       testModeArea,
       confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
       accountArea({ config, cookies, signIn, sessions, consultations }),
+      overviewArea(dashboard),
       keysArea(dashboard),
       webhooksArea(dashboard),
       requestsArea(dashboard),

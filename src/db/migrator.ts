@@ -19,6 +19,7 @@ import * as m0017 from './migrations/0017-usage-breakdown.ts';
 import * as m0018 from './migrations/0018-oauth.ts';
 import * as m0019 from './migrations/0019-retention.ts';
 import * as m0020 from './migrations/0020-email-normal-form.ts';
+import * as m0023 from './migrations/0023-request-log-query.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0018-oauth': m0018,
   '0019-retention': m0019,
   '0020-email-normal-form': m0020,
+  '0023-request-log-query': m0023,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -134,6 +134,12 @@ export interface RequestLogTable {
   /** The route pattern (`/api/v1/lawyers/:lawyerId`), or the path for unknown routes. */
   route: string;
   path: string;
+  /**
+   * The query string as the client sent it, without the `?`; null when there was none (0023).
+   * Bounded, with anything shaped like an API key blanked (loggedQuery in request-log.ts).
+   * Optional here: entries written by code that never has one (MCP calls) leave it out.
+   */
+  query?: string | null;
   status: number;
   duration_ms: number;
   client_ip: string;
@@ -186,6 +192,8 @@ export interface UserTable {
   created_at: string;
   /** `en` or `es`: the site language the person last used; emails to them use it (0009). */
   locale: string | null;
+  /** When they first opened a request log showing a request by one of their keys (0023; the getting-started checklist). */
+  request_log_seen_at?: string | null;
 }
 
 export interface FirmTable {

@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import type { AccessService } from '../domain/access/access.service.ts';
 import type { AccountsService } from '../domain/access/accounts.service.ts';
 import type { FirmInvitationsService } from '../domain/access/firm-invitations.service.ts';
+import type { GettingStartedService } from '../domain/access/getting-started.service.ts';
 import type { KeysService } from '../domain/access/keys.service.ts';
 import type { RequestLog } from '../domain/access/request-log.ts';
 import type { RequestHistoryService } from '../domain/access/request-history.service.ts';
@@ -41,4 +42,6 @@ export interface DashboardDeps {
   operator: OperatorService;
   /** Invitations to join a firm (sent by email, accepted after sign-in). */
   firmInvitations: FirmInvitationsService;
+  /** The developer overview's getting-started checklist. */
+  gettingStarted: GettingStartedService;
 }

@@ -29,6 +29,7 @@ function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
     method: 'GET',
     route: '/api/v1/cities',
     path: '/api/v1/cities',
+    query: null,
     status: 200,
     duration_ms: 0.5,
     client_ip: '192.0.2.1',

@@ -66,6 +66,9 @@ for (const target of databaseTargets()) {
       try {
         await page.goto(`${site}/developer/keys`);
         await page.getByRole('link', { name: 'New key' }).click();
+        // The form starts on test (issue 19); this is the live one.
+        assert.equal(await page.locator('input[name="mode"][value="test"]').isChecked(), true);
+        await page.locator('input[name="mode"][value="live"]').check();
         await page.getByLabel('Name').fill('my laptop');
         await page.getByRole('button', { name: 'Create key' }).click();
         const secret = await page.locator('#secret-value').inputValue();
@@ -89,7 +92,8 @@ for (const target of databaseTargets()) {
 
         assert.equal(await page.locator('#secret-value').count(), 0, 'the secret is not shown again');
         assert.ok(!(await page.content()).includes(secret));
-        await page.locator('.key-list a.mono').first().click();
+        // Keys are titled by their name.
+        await page.locator('.key-list .key-title a', { hasText: 'my laptop' }).click();
         await page.getByRole('link', { name: 'Revoke key' }).click();
         await page.getByLabel('I understand: revoke it for good').check();
         await page.getByRole('button', { name: 'Revoke key' }).click();

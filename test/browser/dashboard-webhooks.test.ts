@@ -127,6 +127,59 @@ for (const target of databaseTargets()) {
       }
     });
 
+    it("a test event's attempt appears on the open endpoint page without a reload; without JavaScript, Refresh shows it", async () => {
+      const me = await person();
+      const { endpoint } = await app.services.webhooks.create({ type: 'user', userId: me.userId }, null, { url: `https://127.0.0.1:${receiver.port}/live` });
+      const url = `${site}/developer/webhooks/${endpoint.id}`;
+      const { context, page } = await tab(me.token);
+      try {
+        await page.goto(url);
+        await page.getByRole('button', { name: 'Send test event' }).click();
+        await page.waitForURL(/done=test/);
+        assert.match(await page.locator('main').innerText(), /No deliveries yet/);
+        assert.match(await page.locator('[data-live-status]').innerText(), /updates by itself/);
+        // A mark that a reload or a navigation would wipe out.
+        await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+        const received = receiver.requests.length;
+        await dispatcher.runUntilIdle();
+        await receiver.waitFor(received + 1);
+        const delivery = page.locator('.delivery-list > li').first();
+        await delivery.waitFor({ timeout: 15_000 });
+        assert.match(await delivery.innerText(), /Test event\s+Delivered/);
+        assert.match(await delivery.innerText(), /Attempt 1/);
+        assert.equal(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'no reload, no navigation');
+        assert.match(await page.locator('[data-live-status]').innerText(), /^Updated at \d/);
+        assert.deepEqual(await pageProblems(page, 'live endpoint page'), []);
+      } finally {
+        await context.close();
+      }
+
+      // Without JavaScript: the page lists what there was when it loaded, and Refresh reloads it.
+      const context2 = await browser.newContext({ viewport: PHONE, locale: 'en-GB', javaScriptEnabled: false });
+      await addSessionCookie(context2, site, me.token);
+      const plain = await context2.newPage();
+      try {
+        await plain.goto(url);
+        assert.equal(await plain.locator('.delivery-list > li').count(), 1);
+        const received = receiver.requests.length;
+        await app.services.webhooks.sendTest({ type: 'user', userId: me.userId }, endpoint.id);
+        await dispatcher.runUntilIdle();
+        await receiver.waitFor(received + 1);
+        assert.equal(await plain.locator('.delivery-list > li').count(), 1, 'nothing moves without JavaScript');
+        await Promise.all([plain.waitForEvent('load'), plain.getByRole('link', { name: 'Refresh' }).click()]);
+        assert.equal(await plain.locator('.delivery-list > li').count(), 2);
+        // Again, from the refreshed page (whose address now ends in #deliveries).
+        await app.services.webhooks.sendTest({ type: 'user', userId: me.userId }, endpoint.id);
+        await dispatcher.runUntilIdle();
+        await receiver.waitFor(received + 2);
+        await Promise.all([plain.waitForEvent('load'), plain.getByRole('link', { name: 'Refresh' }).click()]);
+        assert.equal(await plain.locator('.delivery-list > li').count(), 3);
+        assert.match(plain.url(), /#deliveries$/);
+      } finally {
+        await context2.close();
+      }
+    });
+
     it('every webhook page passes axe-core in English and Spanish and fits a phone; screenshots', async () => {
       const me = await person();
       const actor = { type: 'user' as const, userId: me.userId };

@@ -60,6 +60,9 @@ describe('stored XSS in Chromium: user text on the main pages is shown, never ru
     const hook = await services.webhooks.create(me, null, { url: `https://93.184.216.34/hook?x=${XSS}` });
     await services.webhooks.disable(me, hook.endpoint.id, `Reason ${XSS}`);
     const session = await services.sessions.create(user.id, { ip: '127.0.0.1' });
+    // A request with the payload in its query string (fetch sends it percent-encoded), for the request log.
+    await fetch(`${site}/api/v1/lawyers/search?city=${XSS}`, { headers: { authorization: `Bearer ${key.token}` } });
+    await services.requestLog.flush();
 
     // A hold on the first free time, for the confirmation page.
     const availability = (await (await fetch(`${site}/api/v1/lawyers/${lawyerId}/availability`)).json()) as { slots: Array<{ date: string; start_time: string; end_time: string; available: boolean }> };
@@ -90,6 +93,7 @@ describe('stored XSS in Chromium: user text on the main pages is shown, never ru
       `/developer/keys/${key.key.id}`,
       '/developer/webhooks',
       `/developer/webhooks/${hook.endpoint.id}`,
+      '/developer/requests',
       '/firms',
       '/firms/xss-browser/members',
       `/firms/xss-browser/keys/${firmKey.key.id}`,

@@ -93,6 +93,41 @@ for (const target of databaseTargets()) {
       assert.match((await client.get('/developer/keys')).body, /class="badge test"/);
     });
 
+    it('the form preselects a test key; ?mode=live (the overview\'s "go live") preselects live', async () => {
+      const { client } = await signedIn(ctx, 'default-mode@example.com');
+      const checked = (html: string) => [...html.matchAll(/<input type="radio" name="mode" value="(live|test)"( checked)?/g)].filter((m) => m[2]).map((m) => m[1]);
+      assert.deepEqual(checked((await client.get('/developer/keys/new')).body), ['test']);
+      assert.deepEqual(checked((await client.get('/developer/keys/new?mode=live')).body), ['live']);
+      assert.deepEqual(checked((await client.get('/developer/keys/new?mode=nonsense')).body), ['test']);
+      // The form as a browser sends it untouched: a test key.
+      const res = await createKey(client, '/developer', { mode: 'test', name: 'first try' });
+      assert.match(SECRET.exec(res.body)![1]!, /^svc_test_/);
+      // A refused form keeps the mode that was chosen.
+      const refused = await createKey(client, '/developer', { mode: 'live', scopes: [] });
+      assert.equal(refused.statusCode, 400);
+      assert.deepEqual(checked(refused.body), ['live']);
+    });
+
+    it('titles keys by their name, the prefix second, in the list and on the key page', async () => {
+      const { client, userId, email } = await signedIn(ctx, 'titles@example.com');
+      const named = await ctx.app.services.keys.create({ type: 'user', userId }, { ownerEmail: email }, { mode: 'live', name: 'production <server>' });
+      ctx.clock.advance(1000); // newest first: a stable order
+      const unnamed = await ctx.app.services.keys.create({ type: 'user', userId }, { ownerEmail: email }, { mode: 'test' });
+      const list = await client.get('/developer/keys');
+      const titles = [...list.body.matchAll(/<h2 class="key-title"><a href="\/developer\/keys\/([0-9a-f-]{36})">([^<]*)<\/a>[\s\S]*?<\/h2><p class="key-prefix mono">([^<]+)<\/p>/g)].map((m) => [m[1], m[2], m[3]]);
+      assert.deepEqual(titles, [
+        [unnamed.key.id, 'Key without a name', `${unnamed.key.prefix}…`],
+        [named.key.id, 'production &lt;server>', `${named.key.prefix}…`],
+      ]);
+      const page = await client.get(`/developer/keys/${named.key.id}`);
+      assert.match(page.body, new RegExp(`<title>production &lt;server> \\(${named.key.prefix}…\\) · Consulta</title>`));
+      assert.match(page.body, new RegExp(`<h1>production &lt;server></h1><p class="key-prefix mono">${named.key.prefix}…</p>`));
+      assert.ok(!page.body.includes('<server>'), 'the name is text, never markup');
+      const es = await client.get(`/developer/keys/${unnamed.key.id}?lang=es`);
+      assert.match(es.body, new RegExp(`<h1>Clave sin nombre</h1><p class="key-prefix mono">${unnamed.key.prefix}…</p>`));
+      await client.get('/developer/keys?lang=en');
+    });
+
     it('narrows scopes when asked, and refuses a key with none or an expiry in the past (the form again, 400)', async () => {
       const { client } = await signedIn(ctx, 'scopes@example.com');
       const narrow = await createKey(client, '/developer', { mode: 'live', scopes: ['lawyers:read', 'reference:read'] });

@@ -5,12 +5,14 @@
  * members who may read usage.
  */
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Actor } from '../../src/domain/access/types.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { signedIn } from '../support/dashboard.ts';
 import { pageText } from '../support/site.ts';
+import { rawRequest } from '../fuzz/support.ts';
 
 const OPERATOR: Actor = { type: 'operator' };
 const ROW = /<tr(?: class="test")?>\s*<td>/g;
@@ -159,7 +161,7 @@ for (const target of databaseTargets()) {
       assert.equal(page.statusCode, 200);
       const text = pageText(page.body);
       assert.match(text, /\/api\/v1\/lawyers\/:lawyerId/);
-      assert.match(text, /Key svc_[A-Za-z0-9_]+…/, 'the key, named by its prefix');
+      assert.match(text, /Key svc_[A-Za-z0-9_]+…/, 'the key, named by its prefix (it has no name)');
       assert.match(text, /Mode Live/);
       assert.match(page.body, /href="\/docs\/errors\/lawyer_not_found"|href="\/docs\/errors\/not_found"/);
       const found = await me.client.get(`/developer/requests/find?request_id=${id.toUpperCase()}`);
@@ -171,6 +173,54 @@ for (const target of databaseTargets()) {
       const other = await signedIn(ctx, 'detail-other@example.com');
       assert.equal((await other.client.get(`/developer/requests/${id}`)).statusCode, 404);
       assert.equal((await me.client.get('/developer/requests/req_nothere')).statusCode, 404);
+    });
+
+    it('shows each request\'s query string, escaped, bounded, with anything shaped like a key blanked; the key by its name first', async () => {
+      const me = await signedIn(ctx, 'query@example.com');
+      const { token } = await ctx.app.services.keys.create({ type: 'user', userId: me.userId }, { ownerEmail: me.email }, { mode: 'live', name: 'crm sync' });
+      // No spaces: it goes into the request line as it stands.
+      const xss = `"'><svg/onload=alert(1)><script>alert(1)</script>`;
+      const plain = await call(token, '/api/v1/lawyers/search?city=madrid&language=ar');
+      // As a raw client sends it (unencoded: inject() would encode it, so over a real socket)
+      // and as a well-behaved one does (percent-encoded).
+      await ctx.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+      const port = (ctx.app.fastify.server.address() as AddressInfo).port;
+      const sent = await rawRequest(port, { method: 'GET', target: `/api/v1/lawyers/search?city=${xss}`, headers: [['authorization', `Bearer ${token}`]] });
+      assert.equal(sent.status, 400, 'an unknown city');
+      const raw = sent.headers['x-request-id']!;
+      const encoded = await call(token, `/api/v1/lawyers/search?city=${encodeURIComponent(xss)}`);
+      // A key pasted into the URL by mistake (it authenticates nothing there), as typed and encoded.
+      const leaked = await call(token, `/api/v1/cities?api_key=${token}&page=1`);
+      const leakedEncoded = await call(token, `/api/v1/cities?key=${token.replace('_', '%5F')}`);
+      const long = await call(token, `/api/v1/cities?q=${'a'.repeat(2000)}`);
+      const none = await call(token, '/api/v1/cities');
+      await ctx.app.services.requestLog.flush();
+
+      const list = await me.client.get('/developer/requests');
+      assert.equal(list.statusCode, 200);
+      for (const body of [list.body, (await me.client.get(`/developer/requests/${raw}`)).body, (await me.client.get(`/developer/requests/${encoded}`)).body]) {
+        assert.ok(!/<svg|<script>alert/.test(body), 'the payload is never markup');
+        assert.ok(!body.includes(token), 'the key never appears');
+      }
+      // Preact escapes <, & and " in text: the markup characters are entities, the rest as sent.
+      assert.ok(list.body.includes(`?city=&quot;'>&lt;svg/onload=alert(1)>&lt;script>alert(1)&lt;/script>`), 'the unencoded payload is shown, as text');
+      assert.match(list.body, /\?city=%22%27%3E%3Csvg/, 'the encoded one as sent');
+      const text = pageText(list.body);
+      assert.match(text, /GET \/api\/v1\/lawyers\/search ?\?city=madrid&language=ar/);
+      assert.match(text, /crm sync · svc_[A-Za-z0-9]+…/, 'rows name the key by its name, then its prefix');
+
+      const detail = pageText((await me.client.get(`/developer/requests/${plain}`)).body);
+      assert.match(detail, /Path \/api\/v1\/lawyers\/search Query string \?city=madrid&language=ar/);
+      assert.match(detail, /Key crm sync · svc_[A-Za-z0-9]+…/);
+      assert.match(pageText((await me.client.get(`/developer/requests/${none}`)).body), /Query string None/);
+      assert.match(pageText((await me.client.get(`/developer/requests/${leaked}`)).body), /Query string \?api_key=svc_…&page=1/);
+      assert.match(pageText((await me.client.get(`/developer/requests/${leakedEncoded}`)).body), /Query string \?key=svc_…(?:\s|$)/);
+      // What is stored, not only what is shown.
+      const stored = async (id: string) => (await ctx.database.db.selectFrom('request_log').select('query').where('request_id', '=', id).executeTakeFirstOrThrow()).query;
+      assert.equal(await stored(plain), 'city=madrid&language=ar');
+      assert.equal(await stored(none), null);
+      assert.equal(await stored(leaked), 'api_key=svc_…&page=1');
+      assert.equal(await stored(long), `q=${'a'.repeat(510)}…`, 'bounded to 512 characters');
     });
 
     it('keeps to the last 30 days', async () => {

@@ -271,6 +271,63 @@ for (const target of databaseTargets()) {
       }
     });
 
+    it('the endpoint page keeps its deliveries current: a fragment route its script polls, and a Refresh link without JavaScript', async () => {
+      const me = await person();
+      const k = kit();
+      const { endpoint } = await localEndpoint(k, me, '/live');
+      receiver.answer((req) => (req.path === '/live' ? { status: 200, body: '<img src=x onerror=alert(1)> ok' } : { status: 200 }));
+      try {
+        const url = `/developer/webhooks/${endpoint.id}`;
+        const page = await me.client.get(url);
+        assert.match(page.body, new RegExp(`data-live-url="${url}/deliveries"`), 'the page names the fragment its script polls');
+        assert.match(page.body, /<script src="\/assets\/live-deliveries\.[0-9a-f]{10}\.js" defer><\/script>/, 'the script is a file');
+        // Not only a #fragment away from the page's own address (that would scroll, not reload).
+        assert.match(page.body, new RegExp(`<a href="${url}\\?r=[0-9a-f]{8}#deliveries">Refresh</a>`), 'the Refresh link reloads the page at the list');
+
+        const empty = await me.client.get(`${url}/deliveries`);
+        assert.equal(empty.statusCode, 200);
+        assert.match(empty.headers['content-type'] as string, /^text\/html/);
+        assert.equal(empty.headers['cache-control'], 'no-store');
+        assert.doesNotMatch(empty.body, /<html|<head|<nav/, 'a fragment: the list alone');
+        assert.match(empty.body, /^<div class="deliveries-list" data-live-version="0-[0-9a-z]+">/);
+        assert.match(pageText(empty.body), /No deliveries yet/);
+        const versionOf = (html: string) => /data-live-version="([^"]+)"/.exec(html)?.[1];
+        assert.equal(versionOf(empty.body), versionOf(page.body), 'the same list as the page shows');
+
+        await ctx.app.services.webhooks.sendTest(actorOf(me), endpoint.id);
+        await k.dispatcher.runUntilIdle();
+        const fresh = await me.client.get(`${url}/deliveries`);
+        assert.notEqual(versionOf(fresh.body), versionOf(empty.body), 'a new attempt changes the version');
+        assert.match(pageText(fresh.body), /Test event Delivered/);
+        assert.match(pageText(fresh.body), /200 Attempt 1/);
+        assert.ok(fresh.body.includes('&lt;img src=x'), "the receiver's answer, escaped");
+        assert.ok(!fresh.body.includes('<img src=x'), 'never as markup');
+        assert.equal(versionOf((await me.client.get(`${url}/deliveries`)).body), versionOf(fresh.body), 'unchanged while nothing happens');
+        assert.equal(versionOf((await me.client.get(url)).body), versionOf(fresh.body));
+
+        // An older page is not polled (its list does not grow at the top).
+        for (let i = 0; i < 21; i++) await ctx.app.services.webhooks.sendTest(actorOf(me), endpoint.id);
+        await k.dispatcher.runUntilIdle();
+        const older = /href="([^"]+\?before=[^"#]+)#deliveries">Older/.exec((await me.client.get(url)).body)?.[1];
+        assert.ok(older);
+        const second = await me.client.get(older.replaceAll('&amp;', '&'));
+        assert.equal(second.statusCode, 200);
+        assert.doesNotMatch(second.body, /data-live-url|live-deliveries/);
+
+        // Signed out, the fragment is no list: the script refuses the redirect and stops.
+        const out = await ctx.app.fastify.inject({ method: 'GET', url: `${url}/deliveries` });
+        assert.equal(out.statusCode, 303);
+        assert.equal(out.headers.location, `/sign-in?return_to=${encodeURIComponent(url)}`, 'back to the page after sign-in, not to the fragment');
+        // Another person (the full table: test/dashboard/authz/webhooks.ts), as the script asks.
+        const other = await person();
+        const theirs = await other.client.get(`${url}/deliveries`, { accept: 'text/html' });
+        assert.equal(theirs.statusCode, 404);
+        assert.doesNotMatch(theirs.body, /data-live-version|Test event/);
+      } finally {
+        receiver.answer(() => ({ status: 200, body: 'ok' }));
+      }
+    });
+
     it('a dead message is sent again from its page, with the same webhook-id, as the next attempt', async () => {
       const me = await person();
       // One retry after a minute, then dead.

@@ -202,7 +202,8 @@ for (const target of databaseTargets()) {
         // As sent by a raw client (unencoded) and by a well-behaved one (percent-encoded).
         const sent: Array<{ id: string; shown: boolean }> = [];
         for (const [url, shown] of [
-          [`/api/v1/lawyers/search?city=${XSS}`, false], // the query string is not logged
+          // The query string is logged as sent and shown escaped (0023-request-log-query).
+          [`/api/v1/lawyers/search?city=${XSS}`, true],
           // Unencoded, up to the first slash of the payload (a slash would end the path segment).
           [`/api/v1/lawyers/${XSS.slice(0, XSS.indexOf('<script>'))}/reviews`, true],
           [`/api/v1/lawyers/${encodeURIComponent(XSS)}/reviews`, true],

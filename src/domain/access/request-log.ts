@@ -17,6 +17,27 @@ import { drainInBatches } from '../operations/batches.ts';
 
 export type RequestLogEntry = RequestLogTable;
 
+/** The longest query string kept, in characters; a longer one is cut and ends with `…`. */
+export const LOGGED_QUERY_MAX = 512;
+// A key sent where it does not belong (keys count only in the Authorization header): `svc_` with
+// its underscore as typed or percent-encoded, and everything up to the next separator.
+const KEY_SHAPED = /svc(?:_|%5f)[^&;#\s]*/gi;
+
+/**
+ * The query string of `url` as the request log keeps it: the text after the first `?` exactly as
+ * the client sent it (percent-encoding and all), null when there is none. Bounded to
+ * LOGGED_QUERY_MAX characters. A key is never authenticated from a URL, but a client may put
+ * one there by mistake: anything shaped like one is blanked (`svc_…`) before the log stores it,
+ * because the log is shown to every member who may read usage and kept for 30 days.
+ * Cheap on the hot path: one slice, and the pattern only when `svc` appears at all.
+ */
+export function loggedQuery(url: string, questionMark = url.indexOf('?')): string | null {
+  if (questionMark < 0 || questionMark === url.length - 1) return null;
+  let query = url.length - questionMark - 1 > LOGGED_QUERY_MAX ? `${url.slice(questionMark + 1, questionMark + 1 + LOGGED_QUERY_MAX)}…` : url.slice(questionMark + 1);
+  if (/svc/i.test(query)) query = query.replace(KEY_SHAPED, 'svc_…');
+  return query;
+}
+
 export interface RequestLogOptions {
   flushIntervalMs: number;
   /** Flush as soon as this many entries wait. */

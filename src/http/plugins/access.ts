@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { AccessService, Caller, RouteAccess } from '../../domain/access/access.service.ts';
 import { rateLimitHeaders, type WindowState } from '../../domain/access/rate-limit.ts';
-import type { RequestLog } from '../../domain/access/request-log.ts';
+import { loggedQuery, type RequestLog } from '../../domain/access/request-log.ts';
 import type { DomainError, ErrorCode } from '../../domain/errors.ts';
 
 declare module 'fastify' {
@@ -74,6 +74,7 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
         method: request.method,
         route: request.routeOptions.url ?? (q < 0 ? request.url : request.url.slice(0, q)),
         path: q < 0 ? request.url : request.url.slice(0, q),
+        query: q < 0 ? null : loggedQuery(request.url, q),
         status: reply.statusCode,
         duration_ms: Math.round(reply.elapsedTime * 100) / 100,
         // request.ip parses X-Forwarded-For anew on every read (proxy-addr); the caller has it.

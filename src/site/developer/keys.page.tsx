@@ -32,7 +32,15 @@ export interface KeyForm {
   errors: Partial<Record<'mode' | 'name' | 'scopes' | 'expires' | 'allowList', string>>;
 }
 
-export const emptyKeyForm = (): KeyForm => ({ mode: 'live', name: '', scopes: [...SCOPES], expires: '', allowList: '', errors: {} });
+/**
+ * The creation form as first shown: a **test** key unless `mode` says live (the overview's "go
+ * live" step links with ?mode=live). Test is the safe default: nothing it does is booked or
+ * counted. The CLI keeps its documented default (live; `--test` for test), docs/dashboard.md.
+ */
+export const emptyKeyForm = (mode: 'live' | 'test' = 'test'): KeyForm => ({ mode, name: '', scopes: [...SCOPES], expires: '', allowList: '', errors: {} });
+
+/** A key's title: the name its owner gave it, or a stand-in for keys without one. */
+export const keyTitle = (ctx: SiteContext, key: Pick<ApiKeyRecord, 'name'>) => key.name ?? ctx.t.keys.unnamedKey;
 
 const when = (ctx: SiteContext, iso: string | null, empty: string) => (iso ? formatInstant(iso, 'Europe/Madrid', ctx.locale) : empty);
 
@@ -77,11 +85,10 @@ export function KeysListPage({ ctx, owner, rows, notice }: { ctx: SiteContext; o
           {rows.map(({ key, status, lastUsed, createdBy }) => (
             <li class="card">
               <h2 class="key-title">
-                <a href={`${owner.base}/keys/${key.id}`} class="mono">{key.prefix}…</a> <ModeBadge ctx={ctx} mode={key.mode} /> <StatusBadge ctx={ctx} status={status} />
+                <a href={`${owner.base}/keys/${key.id}`}>{keyTitle(ctx, key)}</a> <ModeBadge ctx={ctx} mode={key.mode} /> <StatusBadge ctx={ctx} status={status} />
               </h2>
+              <p class="key-prefix mono">{key.prefix}…</p>
               <dl class="facts">
-                <dt>{t.colName}</dt>
-                <dd>{key.name ?? t.unnamed}</dd>
                 <KeyUseFacts ctx={ctx} row={{ key, lastUsed }} />
                 {owner.kind === 'firm' ? (
                   <>
@@ -115,10 +122,10 @@ export function NewKeyPage({ ctx, owner, form }: { ctx: SiteContext; owner: Keys
           <legend>{t.mode}</legend>
           <div class="checks">
             <label>
-              <input type="radio" name="mode" value="live" checked={form.mode !== 'test'} /> {t.modeLive}
+              <input type="radio" name="mode" value="test" checked={form.mode !== 'live'} /> {t.modeTest}
             </label>
             <label>
-              <input type="radio" name="mode" value="test" checked={form.mode === 'test'} /> {t.modeTest}
+              <input type="radio" name="mode" value="live" checked={form.mode === 'live'} /> {t.modeLive}
             </label>
           </div>
           <ErrorText id="f-mode-error" text={e.mode} />
@@ -221,10 +228,10 @@ function KeyFacts({ ctx, owner, row }: { ctx: SiteContext; owner: KeysOwner; row
   const { key, status } = row;
   return (
     <dl class="facts">
-      <dt>{t.colKey}</dt>
-      <dd class="mono">{key.prefix}…</dd>
       <dt>{t.colName}</dt>
       <dd>{key.name ?? t.unnamed}</dd>
+      <dt>{t.colKey}</dt>
+      <dd class="mono">{key.prefix}…</dd>
       <dt>{t.colMode}</dt>
       <dd>
         <ModeBadge ctx={ctx} mode={key.mode} />
@@ -259,8 +266,9 @@ export function KeyDetailPage({ ctx, owner, row, state = {} }: { ctx: SiteContex
   const url = `${owner.base}/keys/${key.id}`;
   const revoked = key.revokedAt !== null;
   return (
-    <Frame ctx={ctx} owner={owner} title={t.detailTitle(key.prefix)}>
-      <h1>{t.detailTitle(key.prefix)}</h1>
+    <Frame ctx={ctx} owner={owner} title={t.detailTitle(keyTitle(ctx, key), key.prefix)}>
+      <h1>{keyTitle(ctx, key)}</h1>
+      <p class="key-prefix mono">{key.prefix}…</p>
       {state.notice ? (
         <Notice kind={state.notice.kind} role={state.notice.kind === 'ok' ? 'status' : 'alert'}>
           {state.notice.text}

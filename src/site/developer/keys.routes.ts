@@ -84,8 +84,6 @@ export function keysArea({ keys, accounts, clock, config }: DashboardDeps) {
   };
 
   return async (site: FastifyInstance) => {
-    site.get('/developer', { schema: { hide: true } }, async (_request, reply) => reply.code(303).redirect('/developer/keys'));
-
     for (const base of ['/developer', '/firms/:slug']) {
       site.get(`${base}/keys`, { schema: { hide: true } }, async (request, reply) => {
         const me = signedIn(request, reply);
@@ -101,7 +99,8 @@ export function keysArea({ keys, accounts, clock, config }: DashboardDeps) {
         const owner = await ownerOf(request, me.actor);
         // The same permission as listing them: a member who may not manage keys sees the 403 page here too.
         if (owner.kind === 'firm') await keys.list(me.actor, { firmSlug: owner.slug });
-        return reply.page(h(NewKeyPage, { ctx: request.site, owner, form: emptyKeyForm() }));
+        const mode = (request.query as { mode?: unknown }).mode === 'live' ? 'live' : 'test';
+        return reply.page(h(NewKeyPage, { ctx: request.site, owner, form: emptyKeyForm(mode) }));
       });
 
       site.post<{ Body: Body }>(`${base}/keys`, { schema: { hide: true } }, async (request, reply) => {

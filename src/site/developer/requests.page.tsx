@@ -40,6 +40,11 @@ function StatusCell({ status }: { status: number }) {
   return <span class={`badge ${cls}`}>{status}</span>;
 }
 
+/** A key as the log names it: its name first, then its prefix (`production server · svc_4Fh2…`). */
+export function keyLabel(key: Pick<ApiKeyRecord, 'name' | 'prefix'>): string {
+  return key.name ? `${key.name} · ${key.prefix}…` : `${key.prefix}…`;
+}
+
 /** The query string of these filters (and a cursor), for links that keep them. */
 export function filterQuery(filters: RequestFilters, cursor?: string): string {
   const p = new URLSearchParams();
@@ -56,7 +61,7 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
   const { ctx, owner, rows, keys, filters, next } = props;
   const t = ctx.t.requests;
   const title = owner.kind === 'firm' ? t.firmTitle(owner.name) : t.title;
-  const prefix = new Map(keys.map((k) => [k.id, k.prefix]));
+  const label = new Map(keys.map((k) => [k.id, keyLabel(k)]));
   const base = `${owner.base}/requests`;
   return (
     <Frame ctx={ctx} owner={owner} title={title}>
@@ -70,7 +75,7 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
         <summary>{t.filters}</summary>
         <form method="get" action={base}>
         <div class="grid four">
-          <Select name="key" label={t.key} empty={t.anyKey} value={filters.keyId ?? ''} options={keys.map((k) => ({ value: k.id, label: `${k.prefix}…${k.name ? ` (${k.name})` : ''}` }))} />
+          <Select name="key" label={t.key} empty={t.anyKey} value={filters.keyId ?? ''} options={keys.map((k) => ({ value: k.id, label: keyLabel(k) }))} />
           <Select name="mode" label={t.mode} empty={t.anyMode} value={filters.mode ?? ''} options={[{ value: 'live', label: t.live }, { value: 'test', label: t.test }]} />
           <Select name="status" label={t.status} empty={t.anyStatus} value={filters.status ?? ''} options={STATUS_CLASSES.map((c) => ({ value: c, label: c }))} />
           <Field name="path" label={t.path} hint={t.pathHint} value={filters.path ?? ''} maxLength={300} />
@@ -105,12 +110,13 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
                   <td class="what">
                     <span class="mono">
                       {r.method} {r.path}
+                      {r.query ? <span class="log-query">?{r.query}</span> : null}
                     </span>
                     <br />
                     <a class="mono small" href={`${base}/${r.request_id}`}>{r.request_id}</a>
                     <span class="meta small">
                       {' '}
-                      {r.key_id ? `${prefix.get(r.key_id) ?? '?'}…` : ''}
+                      {r.key_id ? label.get(r.key_id) ?? '?' : ''}
                     </span>{' '}
                     {r.test ? <span class="badge test">{t.testBadge}</span> : null}
                   </td>
@@ -143,6 +149,8 @@ export function RequestFacts({ ctx, row, keyLabel }: { ctx: SiteContext; row: Re
       <dd>{row.method}</dd>
       <dt>{t.colPath}</dt>
       <dd class="mono">{row.path}</dd>
+      <dt>{t.colQuery}</dt>
+      <dd class={row.query ? 'mono' : undefined}>{row.query ? `?${row.query}` : t.noQuery}</dd>
       <dt>{t.route}</dt>
       <dd class="mono">{row.route}</dd>
       <dt>{t.colStatus}</dt>
@@ -169,7 +177,7 @@ export function RequestDetailPage({ ctx, owner, row, apiKey: key }: { ctx: SiteC
   return (
     <Frame ctx={ctx} owner={owner} title={`${t.detailTitle} ${row.request_id}`}>
       <h1>{t.detailTitle}</h1>
-      <RequestFacts ctx={ctx} row={row} keyLabel={key ? `${key.prefix}…${key.name ? ` (${key.name})` : ''}` : null} />
+      <RequestFacts ctx={ctx} row={row} keyLabel={key ? keyLabel(key) : null} />
       <p>
         <a href={`${owner.base}/requests`}>{t.backToLog}</a>
       </p>

@@ -28,7 +28,7 @@ function filtersOf(query: Record<string, unknown>): RequestFilters {
   };
 }
 
-export function requestsArea({ requestHistory, accounts, usage }: DashboardDeps) {
+export function requestsArea({ requestHistory, accounts, usage, gettingStarted }: DashboardDeps) {
   /** Whose log this URL is about (a firm the person is not in is not found). */
   const ownerOf = async (request: FastifyRequest, actor: Actor): Promise<{ owner: LogOwner; ref: LogOwnerRef }> => {
     const slug = (request.params as { slug?: string }).slug;
@@ -46,6 +46,8 @@ export function requestsArea({ requestHistory, accounts, usage }: DashboardDeps)
         const { owner, ref } = await ownerOf(request, actor);
         const filters = filtersOf(request.query as Record<string, unknown>);
         const page = await requestHistory.page(actor, ref, filters);
+        // The checklist's "see it in the log": this page showed them their requests.
+        await gettingStarted.sawRequests(user.id, page.rows.map((r) => r.key_id));
         return reply.page(h(RequestLogPage, { ctx: request.site, owner, rows: page.rows, keys: page.keys, filters, next: page.next, searchedTo: page.searchedTo }));
       });
 
@@ -82,6 +84,7 @@ export function requestsArea({ requestHistory, accounts, usage }: DashboardDeps)
         const actor: Actor = { type: 'user', userId: user.id };
         const { owner, ref } = await ownerOf(request, actor);
         const { row, key } = await requestHistory.get(actor, ref, request.params.requestId);
+        await gettingStarted.sawRequests(user.id, [row.key_id]);
         return reply.page(h(RequestDetailPage, { ctx: request.site, owner, row, apiKey: key }));
       });
     }

@@ -238,7 +238,7 @@ function AttemptLine({ ctx, attempt, excerpt, open }: { ctx: SiteContext; attemp
         </p>
       ) : null}
       {shown !== '' ? (
-        <details class="response" open={open}>
+        <details class="response" open={open} data-attempt={`${attempt.messageId}/${attempt.attempt}`}>
           <summary>{t.responseBody}</summary>
           <pre class="wrap">{shown}</pre>
         </details>
@@ -271,7 +271,16 @@ function RetryForm({ ctx, action }: { ctx: SiteContext; action: string }) {
   );
 }
 
-export interface EndpointDetailProps {
+/** A short fingerprint of what the deliveries list shows, so the page's script replaces the list only when it changed. */
+export function deliveriesVersion(endpoint: WebhookEndpoint, attempts: WebhookAttempt[], next: string | null): string {
+  const text = [endpoint.enabled ? 'on' : 'off', next ?? '', ...attempts.map((a) => `${a.messageId}/${a.attempt}:${a.messageStatus}:${a.nextAttemptAt ?? ''}`)].join('|');
+  // FNV-1a, 32 bits: not a secret, only a change detector.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return `${attempts.length}-${hash.toString(36)}`;
+}
+
+export interface DeliveriesListProps {
   ctx: SiteContext;
   owner: WebhooksOwner;
   endpoint: WebhookEndpoint;
@@ -280,6 +289,64 @@ export interface EndpointDetailProps {
   next: string | null;
   /** Whether this is a later page (a link back to the newest). */
   paged: boolean;
+}
+
+/**
+ * An endpoint's deliveries: each message with its attempts, and the pager. The endpoint page
+ * shows it, and `GET …/webhooks/:id/deliveries` answers it alone (an HTML fragment) for the
+ * page's script, which swaps it in when its `data-live-version` changes.
+ */
+export function DeliveriesList({ ctx, owner, endpoint, attempts, next, paged }: DeliveriesListProps) {
+  const t = ctx.t.webhooks;
+  const url = endpointUrl(owner, endpoint.id);
+  return (
+    <div class="deliveries-list" data-live-version={deliveriesVersion(endpoint, attempts, next)}>
+      {attempts.length === 0 ? (
+        <p>{t.noDeliveries}</p>
+      ) : (
+        <ul class="cards delivery-list">
+          {groupByMessage(attempts).map((group) => {
+            const first = group[0]!;
+            const messageUrl = `${url}/messages/${first.messageId}`;
+            return (
+              <li class="card">
+                <h3 class="message-title">
+                  <span>{t.eventNames[first.eventType] ?? first.eventType}</span> <MessageStatus ctx={ctx} status={first.messageStatus} />
+                </h3>
+                <p class="meta">
+                  <a href={messageUrl} class="mono">{first.messageId}</a>
+                  {first.messageStatus === 'pending' ? <> · {first.nextAttemptAt ? t.nextAttempt(when(ctx, first.nextAttemptAt)) : t.waitingForEnable}</> : null}
+                </p>
+                <ul class="attempts">
+                  {group.map((attempt) => (
+                    <AttemptLine ctx={ctx} attempt={attempt} excerpt={LIST_EXCERPT} />
+                  ))}
+                </ul>
+                {first.messageStatus === 'dead' && endpoint.enabled ? <RetryForm ctx={ctx} action={`${messageUrl}/retry`} /> : null}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {next || paged ? (
+        <nav class="pager" aria-label={t.deliveries}>
+          {paged ? <a href={`${url}#deliveries`}>{t.newest}</a> : <span />}
+          {next ? <a href={`${url}?before=${encodeURIComponent(next)}#deliveries`}>{t.older}</a> : null}
+        </nav>
+      ) : null}
+    </div>
+  );
+}
+
+export interface EndpointDetailProps {
+  ctx: SiteContext;
+  owner: WebhooksOwner;
+  endpoint: WebhookEndpoint;
+  attempts: WebhookAttempt[];
+  /** Cursor of the next (older) page; null on the last one. */
+  next: string | null;
+  /** The cursor this page started from (a later page), or null for the newest. */
+  paged: string | null;
   notice?: PageNotice;
 }
 
@@ -333,44 +400,33 @@ export function EndpointDetailPage({ ctx, owner, endpoint, attempts, next, paged
         </section>
       </div>
 
-      <h2 id="deliveries">{t.deliveries}</h2>
-      <p>{t.deliveriesIntro}</p>
-      {attempts.length === 0 ? (
-        <p>{t.noDeliveries}</p>
-      ) : (
-        <ul class="cards delivery-list">
-          {groupByMessage(attempts).map((group) => {
-            const first = group[0]!;
-            const messageUrl = `${url}/messages/${first.messageId}`;
-            return (
-              <li class="card">
-                <h3 class="message-title">
-                  <span>{t.eventNames[first.eventType] ?? first.eventType}</span> <MessageStatus ctx={ctx} status={first.messageStatus} />
-                </h3>
-                <p class="meta">
-                  <a href={messageUrl} class="mono">{first.messageId}</a>
-                  {first.messageStatus === 'pending' ? <> · {first.nextAttemptAt ? t.nextAttempt(when(ctx, first.nextAttemptAt)) : t.waitingForEnable}</> : null}
-                </p>
-                <ul class="attempts">
-                  {group.map((attempt) => (
-                    <AttemptLine ctx={ctx} attempt={attempt} excerpt={LIST_EXCERPT} />
-                  ))}
-                </ul>
-                {first.messageStatus === 'dead' && endpoint.enabled ? <RetryForm ctx={ctx} action={`${messageUrl}/retry`} /> : null}
-              </li>
-            );
-          })}
-        </ul>
-      )}
-      {next || paged ? (
-        <nav class="pager" aria-label={t.deliveries}>
-          {paged ? <a href={`${url}#deliveries`}>{t.newest}</a> : <span />}
-          {next ? <a href={`${url}?before=${encodeURIComponent(next)}#deliveries`}>{t.older}</a> : null}
-        </nav>
-      ) : null}
+      <section
+        class="deliveries"
+        aria-labelledby="deliveries"
+        data-live-url={paged ? undefined : `${url}/deliveries`}
+        data-live-on={t.liveOn}
+        data-live-updated={t.liveUpdated}
+        data-live-stopped={t.liveStopped}
+      >
+        <h2 id="deliveries">{t.deliveries}</h2>
+        <p>{t.deliveriesIntro}</p>
+        {/*
+          Without JavaScript (or once the script has stopped) this reloads the page at the list. The
+          `r` value (this answer's own, ignored by the route) makes the link differ from the page's
+          address: a link that differs only by its #fragment scrolls instead of reloading.
+        */}
+        <p class="live-line">
+          <a href={`${url}?${paged ? `before=${encodeURIComponent(paged)}&` : ''}r=${ctx.requestId.slice(-8)}#deliveries`}>{t.refresh}</a>{' '}
+          <span class="hint live-status" data-live-status role="status" hidden></span>
+        </p>
+        <div data-live-target>
+          <DeliveriesList ctx={ctx} owner={owner} endpoint={endpoint} attempts={attempts} next={next} paged={paged !== null} />
+        </div>
+      </section>
       <p>
         <a href={`${owner.base}/webhooks`}>{t.backToList}</a>
       </p>
+      {paged ? null : <script src={ctx.asset('live-deliveries.js')} defer></script>}
     </Frame>
   );
 }

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { h } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import type { Actor } from '../../domain/access/types.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from '../../domain/webhooks/types.ts';
@@ -13,6 +14,7 @@ import type { Messages } from '../../i18n/index.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { requireUser } from '../guards.ts';
 import {
+  DeliveriesList,
   DisableEndpointPage,
   EndpointDetailPage,
   NewEndpointPage,
@@ -117,7 +119,7 @@ export function webhooksArea({ webhooks, accounts, clock }: DashboardDeps) {
   ) => {
     const before = text((request.query as { before?: unknown }).before, 400) || null;
     const { attempts, next } = await webhooks.deliveryPage(page.actor, page.endpoint.id, { limit: PAGE_SIZE, before });
-    return reply.page(h(EndpointDetailPage, { ctx: request.site, owner: page.owner, endpoint: page.endpoint, attempts, next, paged: before !== null, notice }), status);
+    return reply.page(h(EndpointDetailPage, { ctx: request.site, owner: page.owner, endpoint: page.endpoint, attempts, next, paged: before, notice }), status);
   };
 
   /** The secret is in this response only: never in a URL, a redirect or a later page. */
@@ -184,6 +186,23 @@ export function webhooksArea({ webhooks, accounts, clock }: DashboardDeps) {
         const done = text((request.query as { done?: unknown }).done, 20);
         const message = { test: t.testQueued, disabled: t.disabledDone, enabled: t.enabledDone }[done];
         return detail(request, reply, page, message ? { kind: 'ok', text: message } : undefined);
+      });
+
+      // The newest deliveries alone, as an HTML fragment: what the endpoint page's script
+      // (live-deliveries.js) polls so that attempts appear without a reload. The same `load` as
+      // the page, so another person's endpoint is a 404 here too. Signed out, it sends to sign in
+      // and back to the endpoint's page, not to this bare fragment (the script itself refuses to
+      // follow redirects, and stops).
+      site.get(`${root}/:id/deliveries`, { schema: { hide: true } }, async (request, reply) => {
+        if (!request.site.user) {
+          const pagePath = request.site.path.replace(/\/deliveries(?:\?.*)?$/, '');
+          return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(pagePath)}`);
+        }
+        const page = await load(request, reply);
+        if (!page) return reply;
+        const { attempts, next } = await webhooks.deliveryPage(page.actor, page.endpoint.id, { limit: PAGE_SIZE, before: null });
+        const html = renderToString(h(DeliveriesList, { ctx: request.site, owner: page.owner, endpoint: page.endpoint, attempts, next, paged: false }));
+        return reply.type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(html);
       });
 
       site.post(`${root}/:id/test`, { schema: { hide: true } }, async (request, reply) => {

@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import type { SiteContext } from '../context.ts';
 import { Layout } from './layout.tsx';
 
-export type DashboardSection = 'keys' | 'webhooks' | 'requests' | 'usage' | 'firms' | 'passkeys' | 'apps' | 'operator';
+export type DashboardSection = 'overview' | 'keys' | 'webhooks' | 'requests' | 'usage' | 'firms' | 'passkeys' | 'apps' | 'operator';
 
 export interface DashboardLayoutProps {
   ctx: SiteContext;
@@ -28,6 +28,7 @@ export function DashboardLayout({ ctx, title, current, children }: DashboardLayo
         <nav class="dash-nav" aria-label={t.dashboard.navLabel}>
           <p class="dash-nav-heading">{t.dashboard.developer}</p>
           <ul>
+            {link('overview', '/developer', t.dashboard.overview)}
             {link('keys', '/developer/keys', t.dashboard.keys)}
             {link('webhooks', '/developer/webhooks', t.dashboard.webhooks)}
             {link('requests', '/developer/requests', t.dashboard.requests)}

@@ -51,6 +51,8 @@ const route = (firm: boolean, path: string, method: 'GET' | 'POST', state: State
 
 const endpointRoutes = (firm: boolean): ForeignObjectCase[] => [
   route(firm, '/:id', 'GET'),
+  // The deliveries fragment the endpoint page's script polls: the same check as the page.
+  route(firm, '/:id/deliveries', 'GET'),
   route(firm, '/:id/test', 'POST'),
   route(firm, '/:id/rotate', 'POST'),
   route(firm, '/:id/disable', 'GET'),
