@@ -164,7 +164,7 @@ function legalIdentity(env: Env): LegalIdentity {
   const read = (name: string, fallback: string, max = 300): [string, boolean] => {
     const raw = (env[name] ?? '').trim();
     if (raw === '') return [fallback, true];
-    if (raw.length > max || /[\u0000-\u001f\u007f]/.test(raw)) throw new ConfigError(name, `use one line of at most ${max} characters`);
+    if (raw.length > max || [...raw].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new ConfigError(name, `use one line of at most ${max} characters`);
     return [raw, false];
   };
   const [name, d1] = read('LEGAL_NAME', DEMO_LEGAL.name);
