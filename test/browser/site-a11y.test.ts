@@ -48,7 +48,6 @@ describe('site pages: accessibility and layout at phone size, in both languages'
     { name: 'not found', url: '/nothing/here' },
     { name: 'a form address opened as a page (405)', url: '/sign-out' },
     { name: 'unknown confirmation link', url: '/confirm/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
-    { name: 'sign-in', url: '/sign-in' },
     { name: 'help', url: '/help' },
     { name: 'contact form', url: '/contact' },
     { name: 'legal notice', url: '/legal/aviso-legal' },

@@ -67,12 +67,14 @@ for (const target of databaseTargets()) {
       assert.ok(set.size >= 4, `the path set the site's own cookies: ${[...set.keys()].join(', ')}`);
       assert.ok([...set.keys()].some((n) => n.startsWith('_interaction')), 'the authorization server set its cookies too');
       const statement = await new SiteClient(ctx.app.fastify, HTTPS_SITE).get('/legal/cookies?lang=en');
-      const listed = new Set([...statement.body.matchAll(/<td class="mono">([^<]+)<\/td>/g)].map((m) => m[1]!));
+      const list = /<ul class="cards cookie-list"[\s\S]*?<\/ul>/.exec(statement.body)![0];
+      const listed = new Set([...list.matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1]!));
       const unlisted = [...set].filter(([name]) => !listed.has(name)).map(([name, where]) => `${name} (first set by ${where})`);
       assert.deepEqual(unlisted, [], 'cookies set but not in the cookie statement');
       assert.match(pageText(statement.body), /no analytics, advertising or third-party cookies/);
       // Every row says it is strictly necessary: that is why there is no banner.
-      assert.equal((statement.body.match(/Strictly necessary, first-party/g) ?? []).length, listed.size);
+      assert.equal((list.match(/Strictly necessary, first-party/g) ?? []).length, (list.match(/<li class="card">/g) ?? []).length);
+      assert.ok(listed.has('__Host-consulta_session') && listed.has('consulta_lang'), `the statement lists: ${[...listed].join(', ')}`);
     });
   });
 }

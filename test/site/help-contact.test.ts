@@ -49,6 +49,15 @@ for (const target of databaseTargets()) {
       assert.match(nav, /Find a lawyer.*My consultations.*Account.*Sign out.*Developers/s);
       assert.match(mine.body, /<a href="\/account"/);
       assert.match(mine.body, /class="nav-developers" href="\/developer"/);
+      // The developer area: its own entry marked current, its own side navigation, developer links first in the footer.
+      const dev = await ana.client.get('/developer');
+      assert.equal(dev.statusCode, 200);
+      assert.match(dev.body, /class="nav-developers" href="\/developer" aria-current="page"/);
+      assert.match(dev.body, /<nav class="dash-nav"/);
+      const devFooter = pageText(/<footer[\s\S]*<\/footer>/.exec(dev.body)![0]);
+      assert.match(devFooter, /For developers.*Developer dashboard.*API reference.*Legal.*Help/s);
+      const account = await ana.client.get('/account');
+      assert.match(account.body, /<a href="\/account" aria-current="page">Account<\/a>/);
     });
 
     it('the help page answers in both languages and leads to the contact form', async () => {

@@ -119,8 +119,8 @@ const DEMO_NOTICE = {
 };
 
 const COOKIE_HEAD = {
-  es: { caption: 'Cookies que puede guardar este sitio', name: 'Nombre', purpose: 'Para qué', lifetime: 'Duración', type: 'Tipo', necessary: 'Estrictamente necesaria, propia' },
-  en: { caption: 'Cookies this site may store', name: 'Name', purpose: 'What for', lifetime: 'How long', type: 'Kind', necessary: 'Strictly necessary, first-party' },
+  es: { caption: 'Cookies que puede guardar este sitio', purpose: 'Para qué', lifetime: 'Duración', type: 'Tipo', necessary: 'Estrictamente necesaria, propia' },
+  en: { caption: 'Cookies this site may store', purpose: 'What for', lifetime: 'How long', type: 'Kind', necessary: 'Strictly necessary, first-party' },
 };
 
 export function LegalPageView({ ctx, page, doc, language, legal, updated, cookies }: LegalPageProps) {
@@ -153,33 +153,7 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
           </Notice>
         ) : null}
         <p class="lead">{doc.intro}</p>
-        {page === 'cookies' && cookies ? (
-          // A region one can scroll sideways with the keyboard on a phone (axe: scrollable-region-focusable).
-          <div class="table-scroll cookie-table" tabindex={0} role="region" aria-label={head.caption}>
-            <table>
-              <caption class="visually-hidden">{head.caption}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{head.name}</th>
-                  <th scope="col">{head.purpose}</th>
-                  <th scope="col">{head.lifetime}</th>
-                  <th scope="col">{head.type}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {cookies.map((c) => (
-                  <tr>
-                    <td class="mono">{c.name}</td>
-                    <td>{c.purpose[language]}</td>
-                    <td>{c.lifetime[language]}</td>
-                    <td>{head.necessary}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : null}
-        {doc.sections.map((s) => (
+        {doc.sections.map((s, i) => (
           <section>
             <h2>{s.heading}</h2>
             {s.paragraphs?.map((p) => <p>{p}</p>)}
@@ -187,6 +161,28 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
               <ul>
                 {s.list.map((item) => (
                   <li>{item}</li>
+                ))}
+              </ul>
+            ) : null}
+            {/* The cookie statement's first section is the list of every cookie. */}
+            {page === 'cookies' && i === 0 && cookies ? (
+              <ul class="cards cookie-list" aria-label={head.caption}>
+                {cookies.map((c) => (
+                  <li class="card">
+                    <h3 class="cookie-names">
+                      {c.names.map((n) => (
+                        <code>{n}</code>
+                      ))}
+                    </h3>
+                    <dl class="facts">
+                      <dt>{head.purpose}</dt>
+                      <dd>{c.purpose[language]}</dd>
+                      <dt>{head.lifetime}</dt>
+                      <dd>{c.lifetime[language]}</dd>
+                      <dt>{head.type}</dt>
+                      <dd>{head.necessary}</dd>
+                    </dl>
+                  </li>
                 ))}
               </ul>
             ) : null}

@@ -35,7 +35,8 @@ export interface LegalDocument {
 
 /** One cookie the site may set: every one is strictly necessary (no consent banner, LSSI-CE art. 22.2). */
 export interface CookieEntry {
-  name: string;
+  /** The cookie's names (one, or a family set together). */
+  names: string[];
   /** Which part of the site sets it. */
   where: 'site' | 'oauth';
   purpose: { es: string; en: string };
@@ -49,40 +50,38 @@ export interface CookieEntry {
 export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'signIn' | 'lang'>, sessionMaxDays: number): CookieEntry[] {
   return [
     {
-      name: cookies.session,
+      names: [cookies.session],
       where: 'site',
       purpose: { es: 'Mantiene tu sesión iniciada después de entrar.', en: 'Keeps you signed in after you sign in.' },
       lifetime: { es: `hasta que sales, o ${sessionMaxDays} días como máximo`, en: `until you sign out, ${sessionMaxDays} days at most` },
     },
     {
-      name: cookies.csrf,
+      names: [cookies.csrf],
       where: 'site',
       purpose: { es: 'Protege los formularios: comprueba que los envías tú desde este sitio (falsificación de peticiones).', en: 'Protects forms: checks that you sent them from this site (request forgery).' },
       lifetime: { es: 'la sesión del navegador', en: 'the browser session' },
     },
     {
-      name: cookies.signIn,
+      names: [cookies.signIn],
       where: 'site',
       purpose: { es: 'Une el enlace de acceso del correo al navegador que lo pidió.', en: 'Ties the sign-in link in the email to the browser that asked for it.' },
       lifetime: { es: '10 minutos', en: '10 minutes' },
     },
     {
-      name: cookies.lang,
+      names: [cookies.lang],
       where: 'site',
       purpose: { es: 'Recuerda el idioma que elegiste con el selector de idioma.', en: 'Remembers the language you chose with the language switch.' },
       lifetime: { es: '1 año', en: '1 year' },
     },
-    ...['_interaction', '_interaction.sig', '_interaction_resume', '_interaction_resume.sig', '_session', '_session.sig', '_session.legacy', '_session.legacy.sig'].map(
-      (name): CookieEntry => ({
-        name,
-        where: 'oauth',
-        purpose: {
-          es: 'Solo al conectar un asistente de IA a tu cuenta (servidor de autorización, /oauth): recuerda la autorización en curso.',
-          en: 'Only while connecting an AI assistant to your account (the authorization server, /oauth): remembers the authorization in progress.',
-        },
-        lifetime: { es: 'hasta terminar la autorización, o lo que dure tu sesión', en: 'until the authorization ends, or as long as your session' },
-      }),
-    ),
+    {
+      names: ['_interaction', '_interaction.sig', '_interaction_resume', '_interaction_resume.sig', '_session', '_session.sig', '_session.legacy', '_session.legacy.sig'],
+      where: 'oauth',
+      purpose: {
+        es: 'Solo al conectar un asistente de IA a tu cuenta (servidor de autorización, /oauth): recuerdan la autorización en curso y su firma.',
+        en: 'Only while connecting an AI assistant to your account (the authorization server, /oauth): they remember the authorization in progress, and sign it.',
+      },
+      lifetime: { es: 'hasta terminar la autorización, o lo que dure tu sesión', en: 'until the authorization ends, or as long as your session' },
+    },
   ];
 }
 
@@ -207,7 +206,7 @@ function es(page: LegalPage, f: Facts): LegalDocument {
         title: 'Declaración de cookies',
         intro: 'Este sitio solo usa cookies estrictamente necesarias para prestar el servicio que pides: entrar, proteger los formularios y recordar el idioma. No usa cookies de análisis, publicidad ni de terceros. Por eso no te pedimos consentimiento ni mostramos un aviso de cookies (LSSI-CE art. 22.2, y la guía de la AEPD sobre cookies).',
         sections: [
-          { heading: 'Las cookies, una por una', paragraphs: ['La tabla enumera todas las cookies que el sitio puede guardar. Una prueba automática falla si alguna respuesta del sitio guarda una cookie que no esté aquí.'] },
+          { heading: 'Las cookies, una por una', paragraphs: ['Esta es la lista de todas las cookies que el sitio puede guardar. Una prueba automática falla si alguna respuesta del sitio guarda una cookie que no esté aquí.'] },
           { heading: 'Cómo borrarlas', paragraphs: ['Puedes borrarlas en la configuración de tu navegador. Si borras la de sesión, tendrás que volver a entrar.'] },
         ],
       };
@@ -322,7 +321,7 @@ function en(page: LegalPage, f: Facts): LegalDocument {
         title: 'Cookie statement',
         intro: 'This site only uses cookies that are strictly necessary for the service you ask for: signing in, protecting forms and remembering your language. It uses no analytics, advertising or third-party cookies. That is why we do not ask for consent or show a cookie banner (LSSI-CE art. 22.2 and the Spanish Data Protection Agency\'s guide on cookies).',
         sections: [
-          { heading: 'Every cookie', paragraphs: ['The table lists every cookie the site may store. An automated test fails if any response of the site stores a cookie that is not listed here.'] },
+          { heading: 'Every cookie', paragraphs: ['This is the list of every cookie the site may store. An automated test fails if any response of the site stores a cookie that is not listed here.'] },
           { heading: 'How to remove them', paragraphs: ['You can delete them in your browser\'s settings. If you delete the session cookie, you will need to sign in again.'] },
         ],
       };
