@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { loadConfig } from '../../src/config.ts';
+import { CONTACT_RETENTION_DAYS, RetentionService } from '../../src/domain/operations/retention.service.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { signedIn } from '../support/dashboard.ts';
@@ -209,6 +210,19 @@ for (const target of databaseTargets()) {
       const left = await stored();
       assert.equal(left.filter((r) => r.email === 'dora-contact@example.com' || r.user_id === dora.userId).length, 0);
       assert.equal(left.filter((r) => r.email === 'eli-keeps@example.com').length, 1);
+    });
+
+    it('messages are purged a year after they were sent (retention), newer ones stay', async () => {
+      const day = 86_400_000;
+      const now = ctx.clock.now().getTime();
+      const row = (id: string, ageDays: number) => ({ id, user_id: null, name: 'Old', email: `${id}@example.com`, topic: 'other', message: 'An old message.', locale: 'en', mail_id: null, created_at: new Date(now - ageDays * day).toISOString() });
+      await ctx.database.db.insertInto('contact_messages').values([row('expired-1', CONTACT_RETENTION_DAYS + 1), row('expired-2', CONTACT_RETENTION_DAYS + 30), row('recent-1', CONTACT_RETENTION_DAYS - 1)]).execute();
+      const { results, failed } = await new RetentionService({ database: ctx.database, clock: ctx.clock, config: ctx.config }).run({ only: ['contact_messages'] });
+      assert.deepEqual(failed, []);
+      assert.equal(results[0]!.deleted, 2);
+      const ids = (await stored()).map((r) => r.id);
+      assert.ok(ids.includes('recent-1'));
+      assert.ok(!ids.includes('expired-1') && !ids.includes('expired-2'));
     });
   });
 }

@@ -22,3 +22,10 @@ export async function deleteContactMessagesOf(db: Executor, userId: string, emai
     .executeTakeFirst();
   return Number(result.numDeletedRows ?? 0);
 }
+
+/** Deletes up to `limit` messages sent before `beforeIso`, oldest first (the retention purge). */
+export async function deleteContactMessagesBefore(db: Executor, beforeIso: string, limit: number): Promise<number> {
+  const old = db.selectFrom('contact_messages').select('id').where('created_at', '<', beforeIso).orderBy('created_at').limit(limit);
+  const result = await db.deleteFrom('contact_messages').where('id', 'in', old).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -146,7 +146,7 @@ function es(page: LegalPage, f: Facts): LegalDocument {
               'Las reservas y los pagos: seis años, como exige el Código de Comercio (art. 30), sin tu nombre ni tu correo si has borrado la cuenta.',
               `Los correos enviados: ${f.mailRetentionDays} días en nuestro registro de envíos.`,
               `Los registros de peticiones de la API: ${f.requestLogRetentionDays} días.`,
-              'Los mensajes de contacto: hasta que borres tu cuenta, o mientras haga falta para atender tu consulta.',
+              'Los mensajes de contacto: un año, o hasta que borres tu cuenta si es antes.',
             ],
           },
           {
@@ -266,7 +266,7 @@ function en(page: LegalPage, f: Facts): LegalDocument {
               'Bookings and payments: six years, as the Spanish Commercial Code requires (art. 30), without your name or address once you have deleted your account.',
               `Emails sent: ${f.mailRetentionDays} days in our sending record.`,
               `API request logs: ${f.requestLogRetentionDays} days.`,
-              'Contact messages: until you delete your account, or as long as needed to deal with your question.',
+              'Contact messages: one year, or until you delete your account if that comes first.',
             ],
           },
           {
