@@ -124,6 +124,7 @@ describe('the face of the site: phone and desktop, Spanish and English', { skip:
       await again.goto(`${server.url}/contact`);
       await again.getByRole('button', { name: 'Send message' }).click();
       await again.waitForSelector('[role="alert"]');
+      assert.equal(await again.evaluate(() => document.activeElement?.id), 'f-name', 'focus on the first field to fix');
       assert.deepEqual(await axeViolations(again, 'contact with errors'), []);
     } finally {
       await scripted.close();

@@ -45,6 +45,8 @@ export type ContactErrors = Partial<Record<keyof ContactValues, string>>;
 export function ContactPage({ ctx, values, errors }: { ctx: SiteContext; values: ContactValues; errors: ContactErrors }) {
   const t = ctx.t.face.contact;
   const hasErrors = Object.keys(errors).length > 0;
+  // Focus lands on the first field to fix (the autofocus attribute: no script needed).
+  const first = (['name', 'email', 'topic', 'message'] as const).find((k) => errors[k]);
   const messageId = 'f-message';
   const describedBy = [`${messageId}-hint`, errors.message ? `${messageId}-error` : null].filter(Boolean).join(' ');
   return (
@@ -57,8 +59,8 @@ export function ContactPage({ ctx, values, errors }: { ctx: SiteContext; values:
         </Notice>
       ) : null}
       <PostForm ctx={ctx} action="/contact" once novalidate>
-        <Field name="name" label={t.name} value={values.name} error={errors.name} required autocomplete="name" maxLength={CONTACT_LIMITS.nameMax} />
-        <Field name="email" label={t.email} type="email" value={values.email} error={errors.email} hint={t.emailHint} required autocomplete="email" inputmode="email" maxLength={254} />
+        <Field name="name" label={t.name} value={values.name} error={errors.name} autofocus={first === 'name'} required autocomplete="name" maxLength={CONTACT_LIMITS.nameMax} />
+        <Field name="email" label={t.email} type="email" value={values.email} error={errors.email} autofocus={first === 'email'} hint={t.emailHint} required autocomplete="email" inputmode="email" maxLength={254} />
         <Select name="topic" label={t.topic} value={values.topic} options={CONTACT_TOPICS.map((v) => ({ value: v, label: t.topics[v] }))} error={errors.topic} />
         <div class="field">
           <label for={messageId}>{t.message}</label>
@@ -71,6 +73,7 @@ export function ContactPage({ ctx, values, errors }: { ctx: SiteContext; values:
             maxLength={CONTACT_LIMITS.messageMax}
             aria-invalid={errors.message ? 'true' : undefined}
             aria-describedby={describedBy}
+            autofocus={first === 'message'}
           >
             {values.message}
           </textarea>
