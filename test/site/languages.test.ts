@@ -1,0 +1,226 @@
+/**
+ * The site's languages are complete (docs/site.md, "Languages"): the catalogues have the same
+ * keys at run time, not only in the type checker; the reference names (practice areas,
+ * languages, time zones) are translated data; the language is negotiated as the switch, then the
+ * account, then Accept-Language; and every page a person who books sees — home, search,
+ * profile, free times, the hold, sign-in and its code, payment, the confirmation, My
+ * consultations, Account, error pages — rendered in Spanish over real HTTP carries no
+ * catalogue English, and neither do the emails it sends.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PRACTICE_AREAS, type PracticeAreaData } from '../../src/domain/demo/practice-areas.ts';
+import { en } from '../../src/i18n/en.ts';
+import { es } from '../../src/i18n/es.ts';
+import { LOCALES, messages, negotiateLocale, PEOPLE_SECTIONS, textDirection } from '../../src/i18n/index.ts';
+import { LOCALE_INFO } from '../../src/i18n/locales.ts';
+import { languageName, practiceAreaName, zoneName } from '../../src/i18n/reference.ts';
+import { createTestContext, type TestContext } from '../support/app.ts';
+import { freePort } from '../support/browser.ts';
+import { englishOnly, leaves, leftovers, readableText } from '../support/catalogues.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { EVERY_DAY_9_TO_14 } from '../support/booking.ts';
+import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { HttpBrowser, hiddenFields, mailedCode, signInMails } from '../support/http-browser.ts';
+
+const slugs = (areas: readonly PracticeAreaData[]): string[] => areas.flatMap((a) => [a.slug, ...slugs(a.children ?? [])]);
+
+describe('the catalogues', () => {
+  it('have the same keys, of the same kinds, in every language (checked at run time, key by key)', () => {
+    const shape = (catalogue: unknown) => new Map(leaves(catalogue).map((l) => [l.path, l.kind === 'function' ? `function/${(l.value as () => unknown).length}` : l.kind]));
+    const reference = shape(en);
+    const emptyInEnglish = new Set(leaves(en).filter((l) => l.kind === 'string' && (l.value as string).trim() === '').map((l) => l.path));
+    assert.ok(reference.size > 900, `the English catalogue has its keys (${reference.size})`);
+    for (const locale of LOCALES) {
+      const theirs = shape(messages(locale));
+      const missing = [...reference.keys()].filter((k) => !theirs.has(k));
+      const extra = [...theirs.keys()].filter((k) => !reference.has(k));
+      const differs = [...reference].filter(([k, kind]) => theirs.has(k) && theirs.get(k) !== kind).map(([k]) => k);
+      assert.deepEqual({ missing, extra, differs }, { missing: [], extra: [], differs: [] }, `${locale} against en`);
+      // Empty only where English is empty on purpose (docs.englishOnly: no note needed in English).
+      const empty = leaves(messages(locale)).filter((l) => l.kind === 'string' && (l.value as string).trim() === '' && en !== messages(locale));
+      assert.deepEqual(empty.map((l) => l.path).filter((p) => !emptyInEnglish.has(p)), [], `${locale}: no empty strings`);
+    }
+  });
+
+  it('name the sections a person who books sees, which later languages must fill', () => {
+    for (const section of PEOPLE_SECTIONS) assert.ok(section in en && section in es, section);
+    // Every enabled language has its direction and Intl tag; Arabic, prepared, is right-to-left.
+    for (const locale of LOCALES) assert.ok(LOCALE_INFO[locale], locale);
+    assert.equal(textDirection('ar'), 'rtl');
+    assert.equal(textDirection('es'), 'ltr');
+    assert.equal(textDirection('he'), 'rtl', 'a language outside the table asks Intl');
+  });
+
+  it('translate every practice area of the data, and the Spanish ones are Spanish', () => {
+    const all = slugs(PRACTICE_AREAS);
+    assert.equal(all.length, 51);
+    for (const locale of LOCALES) {
+      const areas = messages(locale).reference.areas as Record<string, string>;
+      assert.deepEqual(all.filter((s) => !areas[s]), [], `${locale}: every area named`);
+    }
+    assert.equal(practiceAreaName('es', 'family-reunification', 'Family reunification'), 'Reagrupación familiar');
+    assert.equal(practiceAreaName('es', 'residence', 'Residence permits'), 'Permisos de residencia');
+    assert.equal(practiceAreaName('en', 'residence', 'x'), 'Residence permits');
+    assert.equal(practiceAreaName('es', 'an-area-added-later', 'Stored name'), 'Stored name', 'an unknown area shows its stored name');
+  });
+
+  it('name languages and time zones as people say them', () => {
+    assert.equal(languageName('es', 'ar'), 'árabe');
+    assert.equal(languageName('en', 'ar'), 'Arabic');
+    assert.equal(languageName('es', 'uk'), 'ucraniano');
+    assert.equal(languageName('es', 'zz-!!'), 'zz-!!', 'a malformed code is shown as it is, never an error');
+    assert.equal(zoneName('es', 'Europe/Madrid'), 'hora peninsular');
+    assert.equal(zoneName('es', 'Atlantic/Canary'), 'hora de Canarias');
+    assert.equal(zoneName('en', 'Atlantic/Canary'), 'Canary Islands time');
+    assert.match(zoneName('es', 'America/Bogota'), /Colombia/, 'any other zone by Intl, in the language');
+    assert.equal(zoneName('es', 'Not/AZone'), 'Not/AZone');
+  });
+
+  it('negotiate the language: the switch, then the account, then Accept-Language, then Spanish', () => {
+    assert.equal(negotiateLocale({ query: 'en', cookie: 'es', account: 'es', acceptLanguage: 'es' }), 'en');
+    assert.equal(negotiateLocale({ cookie: 'en', account: 'es', acceptLanguage: 'es' }), 'en', 'the remembered switch');
+    assert.equal(negotiateLocale({ account: 'en', acceptLanguage: 'es' }), 'en', 'the account beats the browser');
+    assert.equal(negotiateLocale({ account: 'xx', acceptLanguage: 'fr, en;q=0.5' }), 'en');
+    assert.equal(negotiateLocale({ acceptLanguage: 'fr, de' }), 'es');
+  });
+});
+
+for (const target of databaseTargets()) {
+  describe(`every page a person sees, in Spanish over real HTTP (${target.name})`, () => {
+    let ctx: TestContext;
+    let site: string;
+    let lawyer: string;
+    const english = englishOnly(en, es);
+
+    before(async () => {
+      const port = await freePort();
+      site = `http://127.0.0.1:${port}`;
+      ctx = await createTestContext(target, { config: { siteUrl: site, baseUrl: `${site}/api/v1` } });
+      [lawyer] = (await insertLawyers(ctx.database, [
+        lawyerRecord({
+          name: 'Nadia Benali Ortega',
+          city: 'las-palmas-de-gran-canaria',
+          bio: 'Abogada de extranjería en Las Palmas.',
+          languages: ['es', 'ar', 'fr'],
+          practice_areas: [
+            { slug: 'family-reunification', is_primary: true },
+            { slug: 'student-stay', is_primary: false },
+          ],
+          weekly_hours: EVERY_DAY_9_TO_14,
+          contact_email: 'nadia@despacho.example',
+        }),
+      ])) as [string];
+      ctx.app.services.directoryCache.invalidate();
+      await ctx.app.fastify.listen({ port, host: '127.0.0.1' });
+    });
+    after(async () => ctx?.close());
+
+    /** A page in Spanish: its status, `<html lang dir>`, and no catalogue English in what a person reads. */
+    async function spanish(res: Response, status: number, label: string): Promise<string> {
+      const html = await res.text();
+      assert.equal(res.status, status, `${label}: ${html.slice(0, 300)}`);
+      assert.match(html, /<html lang="es" dir="ltr">/, label);
+      assert.deepEqual(leftovers(readableText(html), english), [], `${label}: English left on the Spanish page`);
+      return html;
+    }
+
+    it('the detector finds catalogue English: the same page in English is full of it', async () => {
+      const browser = new HttpBrowser(site, 'en');
+      const html = await (await browser.get('/')).text();
+      assert.match(html, /<html lang="en" dir="ltr">/);
+      const found = leftovers(readableText(html), english);
+      assert.ok(found.includes('Find a lawyer') && found.length > 10, found.join(' | '));
+    });
+
+    it('a booking from search to My consultations, and its emails, with nothing in English', async () => {
+      const browser = new HttpBrowser(site, 'es');
+      const home = await spanish(await browser.get('/'), 200, 'home');
+      // Practice areas and languages in the filter are Spanish names; public pages carry alternates.
+      assert.match(home, /<option value="family-reunification">— Reagrupación familiar<\/option>/);
+      assert.match(home, /<option value="ar">Árabe<\/option>/);
+      assert.match(home, new RegExp(`<link rel="alternate" hreflang="en" href="${site}/\\?lang=en"/>`));
+      assert.match(home, new RegExp(`<link rel="alternate" hreflang="x-default" href="${site}/"/>`));
+
+      const results = await spanish(await browser.get('/?city=las-palmas-de-gran-canaria&practice_area=family'), 200, 'search results');
+      assert.match(readableText(results), /1 resultado/);
+      assert.match(readableText(results), /Reagrupación familiar, Estancia por estudios/, 'the card names its areas in Spanish');
+
+      const profile = await spanish(await browser.get(`/lawyers/${lawyer}`), 200, 'profile');
+      assert.match(readableText(profile), /Idiomas: español, árabe y francés/, 'languages by name, not ISO codes');
+      assert.match(readableText(profile), /Reagrupación familiar/);
+
+      const book = await spanish(await browser.get(`/lawyers/${lawyer}/book`), 200, 'free times');
+      assert.match(readableText(book), /Las horas están en la hora del despacho: hora de Canarias\./);
+      const slot = /name="slot" value="([^"]+)"/.exec(book)?.[1];
+      assert.ok(slot, 'a free time to choose');
+      const held = await browser.post(`/lawyers/${lawyer}/book`, { ...hiddenFields(book, /\/book$/), slot });
+      assert.equal(held.status, 303);
+      const confirmPath = held.headers.get('location')!;
+      assert.match(confirmPath, /^\/confirm\//);
+
+      const hold = await spanish(await browser.get(confirmPath), 200, 'hold');
+      const holdText = readableText(hold);
+      assert.match(holdText, /Tiempo para confirmar quedan 15 minutos \(te la guardamos hasta el/, 'the countdown reads as time left');
+      assert.match(holdText, /hora de Canarias, la del despacho/);
+      assert.doesNotMatch(hold, /Reservada para ti|rel="alternate"/, 'no "booked" wording; a capability link has no alternates');
+
+      await spanish(await browser.get(`/sign-in?return_to=${encodeURIComponent(confirmPath)}`), 200, 'sign-in');
+      const known = await signInMails(ctx.database, 'amal@example.com');
+      const started = await browser.post('/sign-in', { ...hiddenFields(hold, /^\/sign-in$/), email: 'amal@example.com' });
+      assert.equal(started.status, 303);
+      const codePage = await spanish(await browser.get('/sign-in/code'), 200, 'sign-in code');
+      const wrong = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code: '000000' });
+      await spanish(wrong, 422, 'wrong code');
+      const code = await mailedCode(ctx.database, 'amal@example.com', known);
+      const signInMail = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'amal@example.com').where('kind', '=', 'sign_in').executeTakeFirstOrThrow();
+      assert.match(signInMail.text, /\d{6}/, 'the sign-in email is read while it still has its body');
+      assert.deepEqual(leftovers(`${signInMail.subject}\n${signInMail.text}`, english), [], 'the sign-in email');
+      const signedIn = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code });
+      assert.equal(signedIn.status, 303);
+
+      const pay = await spanish(await browser.get(`${confirmPath}/pay`), 200, 'payment');
+      const paid = await browser.post(`${confirmPath}/pay`, { ...hiddenFields(pay, /\/pay$/), number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Amal' });
+      assert.equal(paid.status, 303);
+      const confirmed = await spanish(await browser.get(confirmPath), 200, 'confirmation');
+      assert.match(readableText(confirmed), /Tu consulta está reservada/);
+
+      const mine = await spanish(await browser.get('/consultations'), 200, 'My consultations');
+      assert.doesNotMatch(mine, /rel="alternate"/, 'a person\'s own page has no alternates');
+      const detail = /href="(\/consultations\/[0-9a-f-]{36})"/.exec(mine)?.[1];
+      assert.ok(detail);
+      await spanish(await browser.get(detail), 200, 'a consultation');
+      await spanish(await browser.get('/account'), 200, 'Account');
+
+      await ctx.app.services.mail.settled();
+      const receipt = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'amal@example.com').where('kind', '=', 'consultation_receipt').executeTakeFirstOrThrow();
+      assert.match(receipt.text, /hora de Canarias, UTC\+00:00/);
+      assert.deepEqual(leftovers(`${receipt.subject}\n${receipt.text}`, english), [], 'the receipt');
+      const notice = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'nadia@despacho.example').executeTakeFirstOrThrow();
+      assert.deepEqual(leftovers(`${notice.subject}\n${notice.text}`, english), [], 'the lawyer\'s notice');
+    });
+
+    it('error pages and a form with errors, in Spanish', async () => {
+      const browser = new HttpBrowser(site, 'es');
+      await spanish(await browser.get('/no/such/page'), 404, '404');
+      await spanish(await browser.get('/sign-out'), 405, '405');
+      await spanish(await browser.get(`/lawyers/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`), 404, 'unknown lawyer');
+      await spanish(await browser.get('/?max_fee_eur=abc'), 400, 'search with a bad value');
+      await spanish(await browser.get('/confirm/not-a-real-token'), 404, 'unknown confirmation link');
+    });
+
+    it('the account\'s language beats Accept-Language, and the switch beats both (and is saved on the account)', async () => {
+      const browser = new HttpBrowser(site, 'es');
+      await browser.get('/sign-in');
+      const user = await ctx.app.services.accounts.ensureUser('lang@example.com');
+      await ctx.database.db.updateTable('users').set({ locale: 'en' }).where('id', '=', user.id).execute();
+      const session = await ctx.app.services.sessions.create(user.id, { ip: '127.0.0.1' });
+      browser.cookies.set('__Host-consulta_session', session.token);
+      assert.match(await (await browser.get('/consultations')).text(), /<html lang="en" dir="ltr">/, 'the account');
+      await spanish(await browser.get('/consultations?lang=es'), 200, 'switched');
+      await spanish(await browser.get('/account'), 200, 'remembered');
+      const stored = await ctx.database.db.selectFrom('users').select('locale').where('id', '=', user.id).executeTakeFirstOrThrow();
+      assert.equal(stored.locale, 'es');
+    });
+  });
+}
