@@ -149,6 +149,8 @@ for (const target of databaseTargets()) {
       const profile = await spanish(await browser.get(`/lawyers/${lawyer}`), 200, 'profile');
       assert.match(readableText(profile), /Idiomas: español, árabe y francés/, 'languages by name, not ISO codes');
       assert.match(readableText(profile), /Reagrupación familiar/);
+      assert.ok(profile.includes(`<link rel="alternate" hreflang="en" href="${site}/lawyers/${lawyer}?lang=en"/>`), 'the profile in English');
+      assert.ok(profile.includes(`<link rel="alternate" hreflang="es" href="${site}/lawyers/${lawyer}?lang=es"/>`), 'and in Spanish');
 
       const book = await spanish(await browser.get(`/lawyers/${lawyer}/book`), 200, 'free times');
       assert.match(readableText(book), /Las horas están en la hora del despacho: hora de Canarias\./);
@@ -165,7 +167,9 @@ for (const target of databaseTargets()) {
       assert.match(holdText, /hora de Canarias, la del despacho/);
       assert.doesNotMatch(hold, /Reservada para ti|rel="alternate"/, 'no "booked" wording; a capability link has no alternates');
 
-      await spanish(await browser.get(`/sign-in?return_to=${encodeURIComponent(confirmPath)}`), 200, 'sign-in');
+      const signInPage = await spanish(await browser.get(`/sign-in?return_to=${encodeURIComponent(confirmPath)}`), 200, 'sign-in');
+      assert.doesNotMatch(signInPage, /rel="alternate"/, 'on its way back to a capability link: no alternates');
+      assert.match(await spanish(await browser.get('/sign-in'), 200, 'sign-in'), /rel="alternate" hreflang="en"/);
       const known = await signInMails(ctx.database, 'amal@example.com');
       const started = await browser.post('/sign-in', { ...hiddenFields(hold, /^\/sign-in$/), email: 'amal@example.com' });
       assert.equal(started.status, 303);
@@ -202,7 +206,8 @@ for (const target of databaseTargets()) {
 
     it('error pages and a form with errors, in Spanish', async () => {
       const browser = new HttpBrowser(site, 'es');
-      await spanish(await browser.get('/no/such/page'), 404, '404');
+      const missing = await spanish(await browser.get('/no/such/page'), 404, '404');
+      assert.doesNotMatch(missing, /rel="alternate"/, 'an error page is no page in any language');
       await spanish(await browser.get('/sign-out'), 405, '405');
       await spanish(await browser.get(`/lawyers/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`), 404, 'unknown lawyer');
       await spanish(await browser.get('/?max_fee_eur=abc'), 400, 'search with a bad value');

@@ -23,14 +23,14 @@ export function withLang(path: string, locale: string): string {
  */
 const PRIVATE = /^\/(?:confirm|consultations|account|developer|firms|operator|oauth|sign-in\/|sign-out|invitations|passkeys)(?:[/?.]|$)/;
 
-/** Whether the page at `path` (path and query) carries `hreflang` alternates. */
+/** Whether the page at `path` (path and query) carries `hreflang` alternates: public, and not on its way back to a private one. */
 export function hasAlternates(path: string): boolean {
-  return !PRIVATE.test(path);
+  return !PRIVATE.test(path) && !/[?&]return_to=/.test(path);
 }
 
 /** `<link rel="alternate" hreflang>` for every language of a public page, and `x-default`. */
-export function AlternateLinks({ ctx }: { ctx: SiteContext }) {
-  if (!hasAlternates(ctx.path)) return null;
+export function AlternateLinks({ ctx, none }: { ctx: SiteContext; none?: boolean }) {
+  if (none || !hasAlternates(ctx.path)) return null;
   return (
     <>
       {LOCALES.map((l) => (

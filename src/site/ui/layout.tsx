@@ -11,12 +11,14 @@ export interface LayoutProps {
   /** Which nav entry is the current page. */
   section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard';
   narrow?: boolean;
+  /** No `hreflang` alternates (error pages: the address is not a page in any language). */
+  noAlternates?: boolean;
   children: ComponentChildren;
 }
 
 export { withLang } from './languages.tsx';
 
-export function Layout({ ctx, title, section, narrow, children }: LayoutProps) {
+export function Layout({ ctx, title, section, narrow, noAlternates, children }: LayoutProps) {
   const { t } = ctx;
   const current = (s: LayoutProps['section']) => (s === section ? ('page' as const) : undefined);
   return (
@@ -27,7 +29,7 @@ export function Layout({ ctx, title, section, narrow, children }: LayoutProps) {
         <title>{`${title} · ${t.common.siteName}`}</title>
         <link rel="icon" href={ctx.asset('favicon.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={ctx.asset('site.css')} />
-        <AlternateLinks ctx={ctx} />
+        <AlternateLinks ctx={ctx} none={noAlternates} />
         <script src={ctx.asset('site.js')} defer></script>
       </head>
       <body>
