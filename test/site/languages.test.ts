@@ -12,9 +12,9 @@ import { after, before, describe, it } from 'node:test';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../../src/domain/demo/practice-areas.ts';
 import { en } from '../../src/i18n/en.ts';
 import { es } from '../../src/i18n/es.ts';
-import { LOCALES, messages, negotiateLocale, PEOPLE_SECTIONS, textDirection } from '../../src/i18n/index.ts';
+import { LOCALES, messages, negotiateLocale, PEOPLE_SECTIONS, textDirection, type Locale } from '../../src/i18n/index.ts';
 import { LOCALE_INFO } from '../../src/i18n/locales.ts';
-import { languageName, practiceAreaName, zoneName } from '../../src/i18n/reference.ts';
+import { capitalized, languageName, listOf, practiceAreaName, zoneName } from '../../src/i18n/reference.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { freePort } from '../support/browser.ts';
 import { englishOnly, leaves, leftovers, readableText } from '../support/catalogues.ts';
@@ -77,6 +77,19 @@ describe('the catalogues', () => {
     assert.equal(zoneName('es', 'Not/AZone'), 'Not/AZone');
   });
 
+  it("word a hold as time left, and the visitor's time as their local time (the Spanish that read wrong)", () => {
+    assert.equal(`${es.confirm.heldFor}: ${es.confirm.minutes(14)}`, 'Tiempo para confirmar: quedan 14 minutos');
+    assert.equal(es.confirm.minutes(1), 'queda 1 minuto');
+    assert.equal(es.confirm.yourTime, 'En tu hora local: ');
+    assert.equal(es.confirm.lawyerTime(zoneName('es', 'Atlantic/Canary')), 'hora de Canarias, la del despacho');
+    assert.equal(es.book.zoneNote(zoneName('es', 'Europe/Madrid')), 'Las horas están en la hora del despacho: hora peninsular.');
+    assert.equal(es.home.resultsCount(1), '1 resultado');
+    // No masculine default for the person or the lawyer where neutral wording exists.
+    const people = leaves(Object.fromEntries(PEOPLE_SECTIONS.map((s) => [s, es[s]])));
+    const masculine = people.filter((l) => l.kind === 'string' && /\b(si eres nuevo|el abogado|al abogado|del abogado|un abogado|Bienvenido)\b/i.test(l.value as string));
+    assert.deepEqual(masculine.map((l) => l.path), []);
+  });
+
   it('negotiate the language: the switch, then the account, then Accept-Language, then Spanish', () => {
     assert.equal(negotiateLocale({ query: 'en', cookie: 'es', account: 'es', acceptLanguage: 'es' }), 'en');
     assert.equal(negotiateLocale({ cookie: 'en', account: 'es', acceptLanguage: 'es' }), 'en', 'the remembered switch');
@@ -87,7 +100,7 @@ describe('the catalogues', () => {
 });
 
 for (const target of databaseTargets()) {
-  describe(`every page a person sees, in Spanish over real HTTP (${target.name})`, () => {
+  describe(`every page a person sees, in every language but English, over real HTTP (${target.name})`, () => {
     let ctx: TestContext;
     let site: string;
     let lawyer: string;
@@ -116,14 +129,15 @@ for (const target of databaseTargets()) {
     });
     after(async () => ctx?.close());
 
-    /** A page in Spanish: its status, `<html lang dir>`, and no catalogue English in what a person reads. */
-    async function spanish(res: Response, status: number, label: string): Promise<string> {
+    /** A page in `locale`: its status, `<html lang dir>`, and no catalogue English in what a person reads. */
+    async function inLanguage(locale: Locale, res: Response, status: number, label: string): Promise<string> {
       const html = await res.text();
-      assert.equal(res.status, status, `${label}: ${html.slice(0, 300)}`);
-      assert.match(html, /<html lang="es" dir="ltr">/, label);
-      assert.deepEqual(leftovers(readableText(html), english), [], `${label}: English left on the Spanish page`);
+      assert.equal(res.status, status, `${locale} ${label}: ${html.slice(0, 300)}`);
+      assert.ok(html.includes(`<html lang="${locale}" dir="${textDirection(locale)}">`), `${locale} ${label}: <html lang dir>`);
+      assert.deepEqual(leftovers(readableText(html), englishOnly(en, messages(locale))), [], `${locale} ${label}: English left on the page`);
       return html;
     }
+    const spanish = (res: Response, status: number, label: string) => inLanguage('es', res, status, label);
 
     it('the detector finds catalogue English: the same page in English is full of it', async () => {
       const browser = new HttpBrowser(site, 'en');
@@ -133,76 +147,89 @@ for (const target of databaseTargets()) {
       assert.ok(found.includes('Find a lawyer') && found.length > 10, found.join(' | '));
     });
 
-    it('a booking from search to My consultations, and its emails, with nothing in English', async () => {
-      const browser = new HttpBrowser(site, 'es');
-      const home = await spanish(await browser.get('/'), 200, 'home');
-      // Practice areas and languages in the filter are Spanish names; public pages carry alternates.
-      assert.match(home, /<option value="family-reunification">— Reagrupación familiar<\/option>/);
-      assert.match(home, /<option value="ar">Árabe<\/option>/);
-      assert.match(home, new RegExp(`<link rel="alternate" hreflang="en" href="${site}/\\?lang=en"/>`));
-      assert.match(home, new RegExp(`<link rel="alternate" hreflang="x-default" href="${site}/"/>`));
+    // Every language but English walks the whole booking; a language added to LOCALES is walked too.
+    for (const locale of LOCALES.filter((l) => l !== 'en')) {
+      it(`${locale}: a booking from search to My consultations, and its emails, with nothing in English`, async () => {
+        const t = messages(locale);
+        const english = englishOnly(en, t);
+        const page = (res: Response, status: number, label: string) => inLanguage(locale, res, status, label);
+        const text = (html: string) => readableText(html);
+        const area = (slug: string) => practiceAreaName(locale, slug, slug);
+        const canary = zoneName(locale, 'Atlantic/Canary');
+        const email = `amal.${locale}@example.com`;
+        const browser = new HttpBrowser(site, locale);
 
-      const results = await spanish(await browser.get('/?city=las-palmas-de-gran-canaria&practice_area=family'), 200, 'search results');
-      assert.match(readableText(results), /1 resultado/);
-      assert.match(readableText(results), /Reagrupación familiar, Estancia por estudios/, 'the card names its areas in Spanish');
+        const home = await page(await browser.get('/'), 200, 'home');
+        // Practice areas and languages in the filter by their names in the language; public pages carry alternates.
+        assert.ok(text(home).includes(`— ${area('family-reunification')}`), 'a practice area in the filter');
+        assert.ok(text(home).includes(capitalized(locale, languageName(locale, 'ar'))), 'a language in the filter');
+        for (const l of LOCALES) assert.ok(home.includes(`<link rel="alternate" hreflang="${l}" href="${site}/?lang=${l}"/>`), `alternate ${l}`);
+        assert.ok(home.includes(`<link rel="alternate" hreflang="x-default" href="${site}/"/>`));
 
-      const profile = await spanish(await browser.get(`/lawyers/${lawyer}`), 200, 'profile');
-      assert.match(readableText(profile), /Idiomas: español, árabe y francés/, 'languages by name, not ISO codes');
-      assert.match(readableText(profile), /Reagrupación familiar/);
-      assert.ok(profile.includes(`<link rel="alternate" hreflang="en" href="${site}/lawyers/${lawyer}?lang=en"/>`), 'the profile in English');
-      assert.ok(profile.includes(`<link rel="alternate" hreflang="es" href="${site}/lawyers/${lawyer}?lang=es"/>`), 'and in Spanish');
+        const results = await page(await browser.get('/?city=las-palmas-de-gran-canaria&practice_area=family'), 200, 'search results');
+        assert.ok(text(results).includes(t.home.resultsCount(1)));
+        assert.ok(text(results).includes(`${area('family-reunification')}, ${area('student-stay')}`), 'the card names its areas');
 
-      const book = await spanish(await browser.get(`/lawyers/${lawyer}/book`), 200, 'free times');
-      assert.match(readableText(book), /Las horas están en la hora del despacho: hora de Canarias\./);
-      const slot = /name="slot" value="([^"]+)"/.exec(book)?.[1];
-      assert.ok(slot, 'a free time to choose');
-      const held = await browser.post(`/lawyers/${lawyer}/book`, { ...hiddenFields(book, /\/book$/), slot });
-      assert.equal(held.status, 303);
-      const confirmPath = held.headers.get('location')!;
-      assert.match(confirmPath, /^\/confirm\//);
+        const profile = await page(await browser.get(`/lawyers/${lawyer}`), 200, 'profile');
+        assert.ok(text(profile).includes(t.lawyer.speaks(listOf(locale, ['es', 'ar', 'fr'].map((c) => languageName(locale, c))))), 'languages by name, not ISO codes');
+        assert.ok(text(profile).includes(area('family-reunification')));
+        for (const l of LOCALES) assert.ok(profile.includes(`<link rel="alternate" hreflang="${l}" href="${site}/lawyers/${lawyer}?lang=${l}"/>`), `the profile in ${l}`);
 
-      const hold = await spanish(await browser.get(confirmPath), 200, 'hold');
-      const holdText = readableText(hold);
-      assert.match(holdText, /Tiempo para confirmar quedan 15 minutos \(te la guardamos hasta el/, 'the countdown reads as time left');
-      assert.match(holdText, /hora de Canarias, la del despacho/);
-      assert.doesNotMatch(hold, /Reservada para ti|rel="alternate"/, 'no "booked" wording; a capability link has no alternates');
+        const book = await page(await browser.get(`/lawyers/${lawyer}/book`), 200, 'free times');
+        assert.ok(text(book).includes(t.book.zoneNote(canary)), 'the zone as people say it');
+        const slot = /name="slot" value="([^"]+)"/.exec(book)?.[1];
+        assert.ok(slot, 'a free time to choose');
+        const held = await browser.post(`/lawyers/${lawyer}/book`, { ...hiddenFields(book, /\/book$/), slot });
+        assert.equal(held.status, 303);
+        const confirmPath = held.headers.get('location')!;
+        assert.match(confirmPath, /^\/confirm\//);
 
-      const signInPage = await spanish(await browser.get(`/sign-in?return_to=${encodeURIComponent(confirmPath)}`), 200, 'sign-in');
-      assert.doesNotMatch(signInPage, /rel="alternate"/, 'on its way back to a capability link: no alternates');
-      assert.match(await spanish(await browser.get('/sign-in'), 200, 'sign-in'), /rel="alternate" hreflang="en"/);
-      const known = await signInMails(ctx.database, 'amal@example.com');
-      const started = await browser.post('/sign-in', { ...hiddenFields(hold, /^\/sign-in$/), email: 'amal@example.com' });
-      assert.equal(started.status, 303);
-      const codePage = await spanish(await browser.get('/sign-in/code'), 200, 'sign-in code');
-      const wrong = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code: '000000' });
-      await spanish(wrong, 422, 'wrong code');
-      const code = await mailedCode(ctx.database, 'amal@example.com', known);
-      const signInMail = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'amal@example.com').where('kind', '=', 'sign_in').executeTakeFirstOrThrow();
-      assert.match(signInMail.text, /\d{6}/, 'the sign-in email is read while it still has its body');
-      assert.deepEqual(leftovers(`${signInMail.subject}\n${signInMail.text}`, english), [], 'the sign-in email');
-      const signedIn = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code });
-      assert.equal(signedIn.status, 303);
+        const hold = await page(await browser.get(confirmPath), 200, 'hold');
+        assert.ok(text(hold).includes(`${t.confirm.heldFor} ${t.confirm.minutes(15)} (`), 'the countdown is labelled as time left');
+        assert.ok(text(hold).includes(t.confirm.lawyerTime(canary)));
+        assert.doesNotMatch(hold, /rel="alternate"/, 'a capability link has no alternates');
 
-      const pay = await spanish(await browser.get(`${confirmPath}/pay`), 200, 'payment');
-      const paid = await browser.post(`${confirmPath}/pay`, { ...hiddenFields(pay, /\/pay$/), number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Amal' });
-      assert.equal(paid.status, 303);
-      const confirmed = await spanish(await browser.get(confirmPath), 200, 'confirmation');
-      assert.match(readableText(confirmed), /Tu consulta está reservada/);
+        const signInPage = await page(await browser.get(`/sign-in?return_to=${encodeURIComponent(confirmPath)}`), 200, 'sign-in');
+        assert.doesNotMatch(signInPage, /rel="alternate"/, 'on its way back to a capability link: no alternates');
+        assert.match(await page(await browser.get('/sign-in'), 200, 'sign-in'), /rel="alternate" hreflang="en"/);
+        const known = await signInMails(ctx.database, email);
+        const started = await browser.post('/sign-in', { ...hiddenFields(hold, /^\/sign-in$/), email });
+        assert.equal(started.status, 303);
+        const codePage = await page(await browser.get('/sign-in/code'), 200, 'sign-in code');
+        const wrong = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code: '000000' });
+        await page(wrong, 422, 'wrong code');
+        const code = await mailedCode(ctx.database, email, known);
+        const signInMail = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', email).where('kind', '=', 'sign_in').executeTakeFirstOrThrow();
+        assert.match(signInMail.text, /\d{6}/, 'the sign-in email is read while it still has its body');
+        assert.deepEqual(leftovers(`${signInMail.subject}\n${signInMail.text}`, english), [], 'the sign-in email');
+        const signedIn = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code });
+        assert.equal(signedIn.status, 303);
 
-      const mine = await spanish(await browser.get('/consultations'), 200, 'My consultations');
-      assert.doesNotMatch(mine, /rel="alternate"/, 'a person\'s own page has no alternates');
-      const detail = /href="(\/consultations\/[0-9a-f-]{36})"/.exec(mine)?.[1];
-      assert.ok(detail);
-      await spanish(await browser.get(detail), 200, 'a consultation');
-      await spanish(await browser.get('/account'), 200, 'Account');
+        const pay = await page(await browser.get(`${confirmPath}/pay`), 200, 'payment');
+        const declined = await browser.post(`${confirmPath}/pay`, { ...hiddenFields(pay, /\/pay$/), number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' });
+        const declinedPage = declined.status === 303 ? await browser.get(declined.headers.get('location')!) : declined;
+        assert.ok(text(await page(declinedPage, declinedPage.status, 'card declined')).includes(t.pay.errors.card_declined), 'a declined card, said in the language');
+        const paid = await browser.post(`${confirmPath}/pay`, { ...hiddenFields(pay, /\/pay$/), number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Amal' });
+        assert.equal(paid.status, 303);
+        const confirmed = await page(await browser.get(confirmPath), 200, 'confirmation');
+        assert.ok(text(confirmed).includes(t.confirm.titleConfirmed));
 
-      await ctx.app.services.mail.settled();
-      const receipt = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'amal@example.com').where('kind', '=', 'consultation_receipt').executeTakeFirstOrThrow();
-      assert.match(receipt.text, /hora de Canarias, UTC\+00:00/);
-      assert.deepEqual(leftovers(`${receipt.subject}\n${receipt.text}`, english), [], 'the receipt');
-      const notice = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'nadia@despacho.example').executeTakeFirstOrThrow();
-      assert.deepEqual(leftovers(`${notice.subject}\n${notice.text}`, english), [], 'the lawyer\'s notice');
-    });
+        const mine = await page(await browser.get('/consultations'), 200, 'My consultations');
+        assert.doesNotMatch(mine, /rel="alternate"/, "a person's own page has no alternates");
+        const detail = /href="(\/consultations\/[0-9a-f-]{36})"/.exec(mine)?.[1];
+        assert.ok(detail);
+        await page(await browser.get(detail), 200, 'a consultation');
+        await page(await browser.get('/account'), 200, 'Account');
+
+        await ctx.app.services.mail.settled();
+        const receipt = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', email).where('kind', '=', 'consultation_receipt').executeTakeFirstOrThrow();
+        assert.ok(receipt.text.includes(`${canary}, UTC+00:00`), 'the receipt names the zone as people say it');
+        assert.deepEqual(leftovers(`${receipt.subject}\n${receipt.text}`, english), [], 'the receipt');
+        const notices = await ctx.database.db.selectFrom('mail_outbox').select(['subject', 'text']).where('recipient', '=', 'nadia@despacho.example').execute();
+        assert.ok(notices.length > 0);
+        for (const notice of notices) assert.deepEqual(leftovers(`${notice.subject}\n${notice.text}`, englishOnly(en, es)), [], "the lawyer's notice (always Spanish)");
+      });
+    }
 
     it('error pages and a form with errors, in Spanish', async () => {
       const browser = new HttpBrowser(site, 'es');
