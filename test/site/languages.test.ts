@@ -8,6 +8,7 @@
  * catalogue English, and neither do the emails it sends.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../../src/domain/demo/practice-areas.ts';
 import { en } from '../../src/i18n/en.ts';
@@ -50,6 +51,12 @@ describe('the catalogues', () => {
     assert.equal(textDirection('ar'), 'rtl');
     assert.equal(textDirection('es'), 'ltr');
     assert.equal(textDirection('he'), 'rtl', 'a language outside the table asks Intl');
+  });
+
+  it('leave the stylesheet in logical properties, so a right-to-left page mirrors', () => {
+    const css = readFileSync(new URL('../../src/site/assets/site.css', import.meta.url), 'utf8');
+    const physical = css.split('\n').filter((line) => /(?:margin|padding|border)-(?:left|right)\b|text-align:\s*(?:left|right)\b|float:\s*(?:left|right)\b|(?:^|[\s;{])(?:left|right)\s*:/.test(line));
+    assert.deepEqual(physical, [], 'use inline-start/inline-end, start/end');
   });
 
   it('translate every practice area of the data, and the Spanish ones are Spanish', () => {
