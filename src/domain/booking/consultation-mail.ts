@@ -4,8 +4,9 @@
  * they have one). Pure: BookingService reads the facts and enqueues what this returns.
  *
  * Every price comes from quote(): the person paid exactly the fee, and the platform's share is
- * shown as a part of it. Times are the lawyer's wall-clock times with the zone named (as people
- * say it, "hora peninsular", and its UTC offset that day); the invitation carries the exact instants. No card data exists here.
+ * shown as a part of it. Times are the lawyer's wall-clock times with the zone named as people say
+ * it ("hora peninsular") and its UTC offset that day; the invitation carries the exact instants.
+ * No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { euros, formatDay } from '../../i18n/format.ts';

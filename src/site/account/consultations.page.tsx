@@ -1,9 +1,9 @@
 /** "My consultations": upcoming and past, each with its calendar file. */
-import { zoneName } from '../../i18n/reference.ts';
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
 import type { SiteContext } from '../context.ts';
 import { PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime } from '../../i18n/format.ts';
+import { zoneName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
 function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
