@@ -18,7 +18,7 @@ import { LOCALE_INFO } from '../../src/i18n/locales.ts';
 import { capitalized, languageName, listOf, practiceAreaName, zoneName } from '../../src/i18n/reference.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { freePort } from '../support/browser.ts';
-import { englishOnly, leaves, leftovers, readableText } from '../support/catalogues.ts';
+import { englishOnly, leaves, leftovers, outside, readableText } from '../support/catalogues.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { EVERY_DAY_9_TO_14 } from '../support/booking.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -148,11 +148,13 @@ for (const target of databaseTargets()) {
       assert.equal(res.status, status, `${locale} ${label}: ${html.slice(0, 300)}`);
       assert.ok(html.includes(`<html lang="${locale}" dir="${textDirection(locale)}">`), `${locale} ${label}: <html lang dir>`);
       assert.deepEqual(leftovers(readableText(html), foreign(locale)), [], `${locale} ${label}: another language left on the page`);
+      // Everything on the page comes from the sections a people-only language must fill.
+      assert.deepEqual(outside(readableText(html), messages(locale), PEOPLE_SECTIONS), [], `${locale} ${label}: text from outside PEOPLE_SECTIONS`);
       return html;
     }
     const spanish = (res: Response, status: number, label: string) => inLanguage('es', res, status, label);
 
-    it('the detector finds another language: catalogue English on the English page, Spanish on the Spanish one', async () => {
+    it('the detectors work: catalogue English on the English page, Spanish on the Spanish one, developer text on a developer page', async () => {
       const browser = new HttpBrowser(site, 'en');
       const html = await (await browser.get('/')).text();
       assert.match(html, /<html lang="en" dir="ltr">/);
@@ -161,6 +163,13 @@ for (const target of databaseTargets()) {
       // And the other way round: Spanish on a page is found by the English pages' check.
       const spanishHtml = await (await new HttpBrowser(site, 'es').get('/')).text();
       assert.ok(leftovers(readableText(spanishHtml), foreign('en')).includes('Buscar abogado/a'));
+      // And the developer area's text, which people-only languages leave out, is told apart.
+      const developer = new HttpBrowser(site, 'en');
+      const user = await ctx.app.services.accounts.ensureUser('dev@example.com');
+      developer.cookies.set('__Host-consulta_session', (await ctx.app.services.sessions.create(user.id, { ip: '127.0.0.1' })).token);
+      const overview = await developer.get('/developer');
+      assert.equal(overview.status, 200);
+      assert.ok(outside(readableText(await overview.text()), en, PEOPLE_SECTIONS).length > 3, 'the developer overview is outside the people sections');
     });
 
     // Every language walks the whole booking; a language added to LOCALES is walked too.

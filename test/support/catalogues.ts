@@ -74,6 +74,27 @@ export function englishOnly(en: Messages, other: Messages): string[] {
   return [...found];
 }
 
+/**
+ * The catalogue's telling pieces (as in englishOnly: two words, 8 characters) found in `text`
+ * whose every use is outside `sections` — text from, say, the developer area on a page a person
+ * who books sees, which a people-only language would not have translated.
+ */
+export function outside(text: string, catalogue: Messages, sections: readonly string[]): string[] {
+  const folded = text.replace(/\s+/g, ' ');
+  const where = new Map<string, Set<string>>();
+  for (const [section, value] of Object.entries(catalogue)) {
+    for (const piece of pieces({ [section]: value } as unknown as Messages).map(norm)) {
+      if (piece.length < 8 || !/\s/.test(piece) || !/[a-z]{3}/i.test(piece)) continue;
+      (where.get(piece) ?? where.set(piece, new Set()).get(piece)!).add(section);
+    }
+  }
+  // A piece that is part of a people section's text ("Error code" of "Error codes") tells nothing.
+  const people = pieces(Object.fromEntries(Object.entries(catalogue).filter(([k]) => sections.includes(k))) as unknown as Messages).map(norm).join('\n');
+  return [...where]
+    .filter(([piece, in_]) => ![...in_].some((s) => sections.includes(s)) && !people.includes(piece) && folded.includes(piece))
+    .map(([piece, in_]) => `${[...in_].join('/')}: ${piece}`);
+}
+
 /** What a person reads on an HTML page: its text, and the attributes read aloud or shown (title, labels, placeholders, alt). */
 export function readableText(html: string): string {
   const body = html.replace(/<script\b[\s\S]*?<\/script>/gi, ' ').replace(/<style\b[\s\S]*?<\/style>/gi, ' ');
