@@ -104,7 +104,7 @@ export const en = {
     titleConfirmed: 'Your consultation is booked',
     lawyer: 'Lawyer',
     when: 'When',
-    lawyerTime: (zone: string) => `${zone}, the lawyer's time`,
+    lawyerTime: (zone: string) => `${zone}, where the lawyer is`,
     yourTime: 'In your local time: ',
     heldFor: 'Time left to confirm',
     minutes: (m: number) => count(m, { one: '# minute left', other: '# minutes left' }),
