@@ -329,7 +329,7 @@ for (const target of databaseTargets()) {
         // page says plainly that it is not registered here, and nobody is signed in.
         await page.goto(`${site}/sign-in`);
         await page.locator('[data-passkey-status].bad').waitFor();
-        assert.match(await page.locator('[data-passkey-status]').innerText(), /no está registrada con nosotros/);
+        assert.match(await page.locator('[data-passkey-status]').innerText(), /no está registrada en Consulta/);
         assert.equal(await sessionCookieOf(t.context), undefined);
         violations.push(...(await axe(page, 'sign-in, unknown passkey (es)')));
         await t.presence(false);
@@ -391,7 +391,7 @@ for (const target of databaseTargets()) {
       const es = await tab({ token: other.token, lang: 'es' });
       try {
         await es.page.goto(`${site}/account/passkeys/step-up?return_to=/operator`);
-        assert.match(await es.page.locator('main').innerText(), /Los operadores deben tener una llave de acceso/);
+        assert.match(await es.page.locator('main').innerText(), /Una cuenta de operación debe tener una llave de acceso/);
         violations.push(...(await axe(es.page, 'step-up, no passkey (es)')));
       } finally {
         await es.close();
