@@ -20,6 +20,8 @@ export interface SiteContext {
   session: { id: string; stepUpAt: string | null } | null;
   /** The path and query of this page without `lang`, for the language switcher and return_to. */
   path: string;
+  /** The site's origin (`SITE_URL`), for absolute links such as the `hreflang` alternates. */
+  origin: string;
   requestId: string;
   /** A CSRF token for this page's forms (sets its secret cookie on first use). */
   csrfToken(): string;

@@ -3,6 +3,7 @@ import type { Consultation } from '../../domain/booking/consultations.service.ts
 import type { SiteContext } from '../context.ts';
 import { PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime } from '../../i18n/format.ts';
+import { zoneName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
 function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
@@ -13,7 +14,7 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
         <a href={`/consultations/${c.id}`}>{c.lawyer.name}</a>
       </h3>
       <p>
-        {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(c.lawyer.timezone)})</span>
+        {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(zoneName(ctx.locale, c.lawyer.timezone))})</span>
       </p>
       <p class="meta">
         {t.account.paid}: {euros(c.quote.totalCents, ctx.locale)}
@@ -80,7 +81,7 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         </dd>
         <dt>{t.confirm.when}</dt>
         <dd>
-          {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(c.lawyer.timezone)})</span>
+          {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(zoneName(ctx.locale, c.lawyer.timezone))})</span>
           <br />
           <time data-local datetime={c.startsAt}>
             <span class="meta" data-local-out data-prefix={t.confirm.yourTime} hidden></span>

@@ -8,6 +8,7 @@ import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatInstant, formatTime } from '../../i18n/format.ts';
+import { zoneName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 import { SignInPage } from '../account/sign-in.page.tsx';
 
@@ -37,7 +38,7 @@ export function HoldFacts({ ctx, hold, showTimeLeft, paid }: { ctx: SiteContext;
         <dt>{t.confirm.when}</dt>
         <dd>
           {formatDay(hold.date, ctx.locale)}, {formatTime(hold.startTime)}–{formatTime(hold.endTime)}
-          <span class="meta"> ({t.confirm.lawyerTime(hold.lawyer.timezone)})</span>
+          <span class="meta"> ({t.confirm.lawyerTime(zoneName(ctx.locale, hold.lawyer.timezone))})</span>
           <br />
           <time data-local datetime={hold.startsAtIso}>
             <span class="meta" data-local-out data-prefix={t.confirm.yourTime} hidden></span>

@@ -6,6 +6,7 @@ import type { AvailabilityResponse } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime } from '../../i18n/format.ts';
+import { zoneName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export interface BookPageProps {
@@ -33,7 +34,7 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
       <p>
         <span class="price">{euros(a.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation} · <a href={`/lawyers/${a.lawyer_id}`}>{t.book.profile}</a>
       </p>
-      <p class="meta">{t.book.zoneNote(a.timezone)}</p>
+      <p class="meta">{t.book.zoneNote(zoneName(ctx.locale, a.timezone))}</p>
       {notice === 'taken' ? (
         <Notice kind="warn" role="alert">
           <p>{t.book.taken}</p>
