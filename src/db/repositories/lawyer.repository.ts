@@ -7,9 +7,11 @@ import type {
   LawyerLanguageTable,
   LawyerPracticeAreaTable,
   LawyerTable,
+  LawyerVerificationTable,
   ReviewTable,
   WeeklyHoursTable,
 } from '../schema.ts';
+import type { Insertable } from 'kysely';
 import type { Executor } from './types.ts';
 
 export type LawyerSort = 'rating' | 'price_asc' | 'price_desc' | 'reviews';
@@ -263,6 +265,7 @@ export interface LawyerWrite {
   practiceAreas: LawyerPracticeAreaTable[];
   languages: LawyerLanguageTable[];
   barMemberships: BarMembershipTable[];
+  verifications: Insertable<LawyerVerificationTable>[];
   weeklyHours: WeeklyHoursTable[];
   dateExceptions: DateExceptionTable[];
   reviews: ReviewTable[];
@@ -279,10 +282,11 @@ async function insertChunked<T extends keyof DB>(db: Executor, table: T, rows: D
 
 /** Inserts lawyers with everything that belongs to them. Call inside a transaction. */
 export async function insertLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
-  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 16);
+  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 28);
   await insertChunked(db, 'lawyer_practice_areas', writes.flatMap((w) => w.practiceAreas), 3);
   await insertChunked(db, 'lawyer_languages', writes.flatMap((w) => w.languages), 2);
-  await insertChunked(db, 'bar_memberships', writes.flatMap((w) => w.barMemberships), 3);
+  await insertChunked(db, 'bar_memberships', writes.flatMap((w) => w.barMemberships), 5);
+  await insertChunked(db, 'lawyer_verifications', writes.flatMap((w) => w.verifications) as never, 14);
   await insertChunked(db, 'lawyer_weekly_hours', writes.flatMap((w) => w.weeklyHours), 5);
   await insertChunked(db, 'lawyer_date_exceptions', writes.flatMap((w) => w.dateExceptions), 5);
   await insertChunked(db, 'reviews', writes.flatMap((w) => w.reviews), 6);
