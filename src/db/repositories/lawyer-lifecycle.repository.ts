@@ -183,3 +183,9 @@ export async function claimReminder(db: Executor, verificationId: string, nowIso
   const result = await db.updateTable('lawyer_verifications').set({ reminder_sent_at: nowIso }).where('id', '=', verificationId).where('reminder_sent_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Whether the lawyer has a verification record not expired at `nowIso`. */
+export async function hasVerificationInForce(db: Executor, lawyerId: string, nowIso: string): Promise<boolean> {
+  const row = await db.selectFrom('lawyer_verifications').select('id').where('lawyer_id', '=', lawyerId).where('expires_at', '>', nowIso).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

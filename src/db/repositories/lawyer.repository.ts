@@ -317,9 +317,3 @@ export function findLawyerForMail(db: Executor, id: string): Promise<LawyerMailR
     .where('lawyers.id', '=', id)
     .executeTakeFirst();
 }
-
-/** Sets a lawyer's verification and/or listing; false when no such lawyer. */
-export async function updateLawyerStatus(db: Executor, id: string, changes: Partial<Pick<LawyerTable, 'verified' | 'listed'>>, updatedAt: string): Promise<boolean> {
-  const result = await db.updateTable('lawyers').set({ ...changes, updated_at: updatedAt }).where('id', '=', id).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
-import { existingLawyerIds, insertLawyers, updateLawyerStatus, type LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
+import { existingLawyerIds, insertLawyers, type LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
 import {
   bumpDirectoryVersion,
   upsertCities,
@@ -243,19 +243,4 @@ export function findExistingLawyerIds(database: Database, ids: string[]): Promis
 /** Writes prepared lawyers; the caller owns the transaction and bumps the version once. */
 export async function writeLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
   await insertLawyers(db, writes);
-}
-
-/**
- * Changes whether a lawyer is verified and/or listed, as a directory write: the version is bumped
- * in the same transaction, so every process drops its cached answers and search index (this one
- * when the caller invalidates its cache, the others within DIRECTORY_REFRESH_MS). The caller owns
- * the transaction. False when there is no such lawyer.
- */
-export async function setLawyerVisibility(db: Executor, id: string, changes: { verified?: boolean; listed?: boolean }, nowIso: string): Promise<boolean> {
-  const values: { verified?: number; listed?: number } = {};
-  if (changes.verified !== undefined) values.verified = changes.verified ? 1 : 0;
-  if (changes.listed !== undefined) values.listed = changes.listed ? 1 : 0;
-  if (!(await updateLawyerStatus(db, id, values, nowIso))) return false;
-  await bumpDirectoryVersion(db, nowIso);
-  return true;
 }
