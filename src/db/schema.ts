@@ -72,6 +72,8 @@ export interface LawyerTable {
   buffer_minutes: number;
   /** How many days ahead people may book. */
   horizon_days: number;
+  /** When the verification in force ends (materialised with `verified`); null when not verified. */
+  verified_until: string | null;
 }
 
 /** One of the 83 Spanish colegios de la abogacía (0024): reference data. */

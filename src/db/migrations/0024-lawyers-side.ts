@@ -139,6 +139,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     ['min_notice_minutes', 'integer', (c) => c],
     ['buffer_minutes', 'integer', (c) => c.notNull().defaultTo(0)],
     ['horizon_days', 'integer', (c) => c.notNull().defaultTo(90)],
+    // When her verification in force ends (materialised with `verified`): the expiry sweep finds
+    // lawyers to unlist through a small partial index instead of reading every record.
+    ['verified_until', 'text', (c) => c],
   ];
   for (const [name, type, build] of lawyerColumns) {
     await db.schema.alterTable('lawyers').addColumn(name, type, build).execute();
@@ -146,6 +149,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // One lawyer record per account; many lawyers have none (imported, or not yet signed in).
   await db.schema.createIndex('lawyers_user').on('lawyers').column('user_id').unique().execute();
   await db.schema.createIndex('lawyers_status').on('lawyers').columns(['status', 'created_at']).execute();
+  await db.schema.createIndex('lawyers_verified_until').on('lawyers').column('verified_until').where(sql<boolean>`verified = 1`).execute();
 
   await db.schema
     .createTable('lawyer_verifications')
@@ -167,7 +171,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reminder_sent_at', 'text')
     .execute();
   await db.schema.createIndex('lawyer_verifications_lawyer').on('lawyer_verifications').columns(['lawyer_id', 'expires_at']).execute();
-  await db.schema.createIndex('lawyer_verifications_expiry').on('lawyer_verifications').columns(['expires_at']).execute();
+  // Reminders due: only records not yet reminded, so the sweep's range read stays tiny.
+  await db.schema.createIndex('lawyer_verifications_unreminded').on('lawyer_verifications').column('expires_at').where(sql<boolean>`reminder_sent_at is null`).execute();
 
   // Existing lawyers: those verified become `verified` with a record per verified membership,
   // valid 12 months from now; the operator's former listing switch becomes `hidden`.
@@ -202,6 +207,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       )
       .execute();
   }
+  await sql`update lawyers set verified_until = ${expiresIso} where verified = 1`.execute(db);
   // The listing rule at this moment (the domain recomputes it on every later change).
   await sql`update lawyers set listed = case when listed = 1 and verified = 1 and exists (select 1 from lawyer_practice_areas a where a.lawyer_id = lawyers.id) and exists (select 1 from lawyer_weekly_hours h where h.lawyer_id = lawyers.id) then 1 else 0 end`.execute(db);
 }
@@ -209,9 +215,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`update lawyers set listed = 1 - hidden`.execute(db);
   await db.schema.dropTable('lawyer_verifications').ifExists().execute();
+  await db.schema.dropIndex('lawyers_verified_until').ifExists().execute();
   await db.schema.dropIndex('lawyers_status').ifExists().execute();
   await db.schema.dropIndex('lawyers_user').ifExists().execute();
-  for (const name of ['horizon_days', 'buffer_minutes', 'min_notice_minutes', 'office_address', 'offers_phone', 'video_url', 'consultation_minutes', 'hidden', 'user_id', 'status_reason', 'status']) {
+  for (const name of ['verified_until', 'horizon_days', 'buffer_minutes', 'min_notice_minutes', 'office_address', 'offers_phone', 'video_url', 'consultation_minutes', 'hidden', 'user_id', 'status_reason', 'status']) {
     await db.schema.alterTable('lawyers').dropColumn(name).execute();
   }
   await db.schema.alterTable('bar_memberships').dropColumn('membership_number').execute();

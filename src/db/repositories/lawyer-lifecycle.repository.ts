@@ -34,26 +34,20 @@ export function findListingFacts(db: Executor, lawyerId: string): Promise<Listin
     .executeTakeFirst() as Promise<ListingFactsRow | undefined>;
 }
 
-/** The memberships (by bar name) with a verification not expired at `nowIso`; `null` stands for a record without one. */
-export async function listCurrentVerifiedBars(db: Executor, lawyerId: string, nowIso: string): Promise<Array<string | null>> {
-  const rows = await db
-    .selectFrom('lawyer_verifications')
-    .select('bar_name')
-    .distinct()
-    .where('lawyer_id', '=', lawyerId)
-    .where('expires_at', '>', nowIso)
-    .execute();
-  return rows.map((r) => r.bar_name);
+/** The verifications in force at `nowIso` (`bar_name` null: a record without a membership). */
+export function listVerificationsInForce(db: Executor, lawyerId: string, nowIso: string): Promise<Array<{ bar_name: string | null; expires_at: string }>> {
+  return db.selectFrom('lawyer_verifications').select(['bar_name', 'expires_at']).where('lawyer_id', '=', lawyerId).where('expires_at', '>', nowIso).execute();
 }
 
-/** Writes the materialised flags; true when something changed. */
-export async function setMaterialisedListing(db: Executor, lawyerId: string, values: { verified: number; listed: number }, updatedAt: string): Promise<boolean> {
+/** Writes the materialised flags; true when `verified` or `listed` changed (a directory write). */
+export async function setMaterialisedListing(db: Executor, lawyerId: string, values: { verified: number; listed: number; verified_until: string | null }, updatedAt: string): Promise<boolean> {
   const result = await db
     .updateTable('lawyers')
-    .set({ ...values, updated_at: updatedAt })
+    .set({ verified: values.verified, listed: values.listed, updated_at: updatedAt })
     .where('id', '=', lawyerId)
     .where((eb) => eb.or([eb('verified', '!=', values.verified), eb('listed', '!=', values.listed)]))
     .executeTakeFirst();
+  await db.updateTable('lawyers').set({ verified_until: values.verified_until }).where('id', '=', lawyerId).execute();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -137,18 +131,16 @@ export async function upsertBarAssociations(db: Executor, rows: Array<{ id: stri
 }
 
 /**
- * Lawyers still marked verified whose last verification has expired at `nowIso`: the expiry
- * sweep unlists them (the materialised flag is what search reads).
+ * Lawyers still marked verified whose verification in force ended by `nowIso`: the expiry sweep
+ * unlists them (the materialised flags are what search reads). Reads the partial index only.
  */
 export async function listExpiredButVerified(db: Executor, nowIso: string, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('lawyers')
-    .select('lawyers.id')
-    .where('lawyers.verified', '=', 1)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('lawyer_verifications as v').select('v.id').whereRef('v.lawyer_id', '=', 'lawyers.id').where('v.expires_at', '>', nowIso))),
-    )
-    .orderBy('lawyers.id')
+    .select('id')
+    .where('verified', '=', 1)
+    .where('verified_until', '<=', nowIso)
+    .orderBy('verified_until')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);

@@ -282,7 +282,7 @@ async function insertChunked<T extends keyof DB>(db: Executor, table: T, rows: D
 
 /** Inserts lawyers with everything that belongs to them. Call inside a transaction. */
 export async function insertLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
-  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 28);
+  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 29);
   await insertChunked(db, 'lawyer_practice_areas', writes.flatMap((w) => w.practiceAreas), 3);
   await insertChunked(db, 'lawyer_languages', writes.flatMap((w) => w.languages), 2);
   await insertChunked(db, 'bar_memberships', writes.flatMap((w) => w.barMemberships), 5);

@@ -189,6 +189,7 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
         min_notice_minutes: null,
         buffer_minutes: 0,
         horizon_days: 90,
+        verified_until: isVerified(facts) ? expiresAt : null,
       },
       practiceAreas: record.practice_areas.map((a, i) => ({ lawyer_id: id, area_slug: a.slug, is_primary: i === primary ? 1 : 0 })),
       languages: record.languages.map((language) => ({ lawyer_id: id, language })),

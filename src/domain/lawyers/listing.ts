@@ -12,7 +12,7 @@
  */
 import {
   findListingFacts,
-  listCurrentVerifiedBars,
+  listVerificationsInForce,
   setMaterialisedListing,
   setMembershipsVerified,
 } from '../../db/repositories/lawyer-lifecycle.repository.ts';
@@ -83,10 +83,10 @@ export interface ListingChange {
 export async function refreshListing(db: Executor, lawyerId: string, nowIso: string): Promise<ListingChange | undefined> {
   const row = await findListingFacts(db, lawyerId);
   if (!row) return undefined;
-  const bars = await listCurrentVerifiedBars(db, lawyerId, nowIso);
+  const inForce = await listVerificationsInForce(db, lawyerId, nowIso);
   const facts: ListingFacts = {
     status: row.status,
-    currentVerification: bars.length > 0,
+    currentVerification: inForce.length > 0,
     hidden: row.hidden === 1,
     feeCents: row.consultation_fee_cents,
     consultationMinutes: row.consultation_minutes,
@@ -96,8 +96,10 @@ export async function refreshListing(db: Executor, lawyerId: string, nowIso: str
   };
   const after = { verified: isVerified(facts), listed: isListed(facts) };
   const before = { verified: row.verified === 1, listed: row.listed === 1 };
-  await setMembershipsVerified(db, lawyerId, bars.filter((b): b is string => b !== null));
-  if (await setMaterialisedListing(db, lawyerId, { verified: after.verified ? 1 : 0, listed: after.listed ? 1 : 0 }, nowIso)) {
+  const bars = [...new Set(inForce.map((v) => v.bar_name).filter((b): b is string => b !== null))];
+  const until = after.verified ? inForce.reduce((max, v) => (v.expires_at > max ? v.expires_at : max), '') : null;
+  await setMembershipsVerified(db, lawyerId, bars);
+  if (await setMaterialisedListing(db, lawyerId, { verified: after.verified ? 1 : 0, listed: after.listed ? 1 : 0, verified_until: until }, nowIso)) {
     await bumpDirectoryVersion(db, nowIso);
   }
   return { lawyerId, name: row.name, before, after, gaps: listingGaps(facts) };
