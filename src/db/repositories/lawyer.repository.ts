@@ -39,7 +39,7 @@ export type LawyerSummaryRow = Pick<
   | 'languages_json'
 >;
 
-export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count'>;
+export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count' | 'consultation_minutes' | 'video_url' | 'offers_phone' | 'office_address'>;
 
 const SUMMARY_COLUMNS = [
   'id',
@@ -220,7 +220,7 @@ export async function listLinksForIndex(
 export function findPublicLawyer(db: Executor, id: string): Promise<LawyerProfileRow | undefined> {
   return db
     .selectFrom('lawyers')
-    .select([...SUMMARY_COLUMNS, 'bio', 'review_count'])
+    .select([...SUMMARY_COLUMNS, 'bio', 'review_count', 'consultation_minutes', 'video_url', 'offers_phone', 'office_address'])
     // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
     .where('id', '=', id.toLowerCase())
     .where('verified', '=', 1)
