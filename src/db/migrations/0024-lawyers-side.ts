@@ -123,14 +123,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .values(BAR_ASSOCIATIONS.map(([id, name, province_code]) => ({ id, name, province_code, website_url: WEBSITES[id] ?? null })))
     .execute();
 
-  await db.schema.alterTable('bar_memberships').addColumn('bar_association_id', 'text', (c) => c.references('bar_associations.id')).execute();
+  // Columns added to existing tables carry no REFERENCES: SQLite could not drop them again (down),
+  // and the domain is the only writer of both (ids from reference data and from sign-in).
+  await db.schema.alterTable('bar_memberships').addColumn('bar_association_id', 'text').execute();
   await db.schema.alterTable('bar_memberships').addColumn('membership_number', 'text').execute();
   await sql`update bar_memberships set bar_association_id = (select b.id from bar_associations b where b.name = bar_memberships.bar_name)`.execute(db);
 
   const lawyerColumns: Array<[string, 'text' | 'integer', (c: any) => any]> = [
     ['status', 'text', (c) => c.notNull().defaultTo('applied')],
     ['status_reason', 'text', (c) => c],
-    ['user_id', 'text', (c) => c.references('users.id')],
+    ['user_id', 'text', (c) => c],
     ['hidden', 'integer', (c) => c.notNull().defaultTo(0)],
     ['consultation_minutes', 'integer', (c) => c.notNull().defaultTo(60)],
     ['video_url', 'text', (c) => c],
