@@ -110,6 +110,8 @@ export const DELETION_DECISIONS = {
   operator_audit: { effect: 'kept', what: 'operator actions, kept to answer for them (GDPR art. 17(3)(e)); the deletion by the operator is an entry naming the account by id only' },
   lawyers: { effect: 'kept', what: 'refused while a lawyer record is linked to the account (lawyers.user_id)' },
   bar_memberships: { effect: 'unrelated', what: 'directory data' },
+  bar_associations: { effect: 'unrelated', what: 'reference data (the 83 colegios)' },
+  lawyer_verifications: { effect: 'kept', what: 'the operator\'s verifications of a lawyer (the operator who verified by id): kept to answer for them, like the audit log' },
   lawyer_practice_areas: { effect: 'unrelated', what: 'directory data' },
   lawyer_languages: { effect: 'unrelated', what: 'directory data' },
   lawyer_weekly_hours: { effect: 'unrelated', what: 'directory data' },
