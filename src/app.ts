@@ -63,6 +63,8 @@ import { firmsArea } from './site/firms/firms.routes.ts';
 import { operatorArea } from './site/operator/operator.routes.ts';
 import { passkeysArea } from './site/account/passkeys.routes.ts';
 import { myAccountArea } from './site/account/my-account.routes.ts';
+import { helpArea } from './site/help/help.routes.ts';
+import { ContactService } from './domain/contact/contact.service.ts';
 import { AccountDeletionService } from './domain/identity/account-deletion.service.ts';
 import { PasskeysService } from './domain/identity/passkeys.service.ts';
 import { ConnectedAppsService } from './domain/oauth/connected-apps.service.ts';
@@ -440,6 +442,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
+      helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
     ],
   });
   await fastify.register(swaggerUi, {

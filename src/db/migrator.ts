@@ -21,6 +21,7 @@ import * as m0019 from './migrations/0019-retention.ts';
 import * as m0020 from './migrations/0020-email-normal-form.ts';
 import * as m0023 from './migrations/0023-request-log-query.ts';
 import * as m0024 from './migrations/0024-lawyers-side.ts';
+import * as m0026 from './migrations/0026-contact-messages.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0020-email-normal-form': m0020,
   '0023-request-log-query': m0023,
   '0024-lawyers-side': m0024,
+  '0026-contact-messages': m0026,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

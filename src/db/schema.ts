@@ -673,6 +673,25 @@ export interface DB {
   // -- OAuth authorization server (0018-oauth) --
   oauth_records: OAuthRecordTable;
   oauth_client_profiles: OAuthClientProfileTable;
+  // -- the contact form (0026-contact-messages) --
+  contact_messages: ContactMessageTable;
+}
+
+/** A message sent from the site's contact form (docs/site.md#contact). */
+export interface ContactMessageTable {
+  id: string;
+  /** The sender's account when they were signed in. */
+  user_id: string | null;
+  name: string;
+  /** The address to answer to (normal form). */
+  email: string;
+  /** `booking`, `payment`, `account`, `lawyer`, `privacy` or `other`. */
+  topic: string;
+  /** Third-party text: shown escaped, never as HTML. */
+  message: string;
+  locale: string;
+  mail_id: string | null;
+  created_at: string;
 }
 
 /** One stored oidc-provider object (see 0018-oauth). */

@@ -1090,6 +1090,78 @@ export const en = {
       description: (lawyer: string, link: string) => `Immigration law consultation with ${lawyer}, booked on Consulta.\nYour booking: ${link}`,
     },
   },
+  // ── the site's face (issue 19, items 7–8; src/site/ui/layout.tsx, src/site/help/): the people's
+  // navigation and footer, help and contact. The legal pages' own text is in src/site/help/legal-texts.ts. ──
+  face: {
+    nav: {
+      account: 'Account',
+      developers: 'Developers',
+    },
+    footer: {
+      label: 'More about Consulta',
+      help: 'Help',
+      legal: 'Legal',
+      developers: 'For developers',
+      helpCentre: 'Help and questions',
+      contact: 'Contact us',
+      howBooking: 'How booking works',
+      developerDashboard: 'Developer dashboard',
+      developerIntro: 'The REST API and MCP server for integrators and AI assistants.',
+      backToPeople: 'Find a lawyer',
+    },
+    legalNav: {
+      label: 'Legal pages',
+      notice: 'Legal notice',
+      privacy: 'Privacy',
+      terms: 'Booking terms',
+      cookies: 'Cookies',
+    },
+    help: {
+      title: 'Help',
+      intro: 'Answers to what people ask most. If yours is not here, write to us and a person will answer.',
+      topics: [
+        { id: 'find', title: 'How do I find a lawyer?', body: 'On the home page, choose a city and, if you like, what you need help with, a language and a maximum price. Every lawyer listed has been checked with their bar association.' },
+        { id: 'hold', title: 'What does holding a time mean?', body: 'When you tap a free time, it is kept for you for 15 minutes while you sign in and pay. Nobody else can take it during that time. If you do not pay, it is released; nothing is charged.' },
+        { id: 'pay', title: 'What do I pay, and when?', body: 'You pay the price shown on the lawyer\'s page, nothing more. It is charged when you confirm. Consulta\'s share comes out of the lawyer\'s fee, not on top of it.' },
+        { id: 'cancel', title: 'Can I cancel or change the time?', body: 'Up to 24 hours before the start you can cancel with a full refund, or move to another free time. Later than that there is no refund unless the lawyer decides to give one. The booking terms have the details.' },
+        { id: 'sign-in', title: 'How do I sign in?', body: 'Type your email address and we send you a 6-digit code. There is no password to remember. Signing in the first time creates your account.' },
+        { id: 'data', title: 'What do you do with my data?', body: 'Only what is needed to book and hold your consultation. You can see and delete your account under Account. The privacy page explains everything.' },
+      ],
+      more: 'Still need help?',
+      moreText: 'Write to us: we usually answer within two working days.',
+      contactButton: 'Contact us',
+    },
+    contact: {
+      title: 'Contact us',
+      intro: 'Questions about a booking, a payment, your account or a lawyer\'s listing: write here and a person from our team will answer by email.',
+      name: 'Your name',
+      email: 'Your email address',
+      emailHint: 'We answer to this address.',
+      topic: 'What is it about?',
+      topics: { booking: 'A booking', payment: 'A payment or refund', account: 'My account', lawyer: 'A lawyer\'s listing', privacy: 'My personal data', other: 'Something else' },
+      message: 'Your message',
+      messageHint: (min: number, max: number) => `Between ${min} and ${max} characters. Please do not include card numbers or passwords.`,
+      send: 'Send message',
+      privacyNote: 'We keep your message to answer it, as explained in the privacy statement.',
+      fixErrors: 'Please correct the highlighted fields.',
+      errors: {
+        name: (max: number) => `Write your name (at most ${max} characters, on one line).`,
+        email: 'Write an email address such as name@example.com.',
+        topic: 'Choose what your message is about.',
+        message: (min: number, max: number) => `Write between ${min} and ${max} characters, without invisible characters.`,
+      },
+      sentTitle: 'Message sent',
+      sent: 'Thank you. Your message reached our team and we will answer by email.',
+      sentReference: (ref: string) => `Reference: ${ref}`,
+      backHome: 'Back to the home page',
+      /** The email to the operator (in the service's language). */
+      operatorMail: {
+        subject: (topic: string, ref: string) => `Contact form: ${topic} (${ref})`,
+        body: (m: { name: string; email: string; topic: string; language: string; signedIn: boolean; message: string; reference: string }) =>
+          `A message from the contact form.\n\nFrom: ${m.name} <${m.email}>${m.signedIn ? ' (signed in)' : ''}\nTopic: ${m.topic}\nLanguage: ${m.language}\nReference: ${m.reference}\n\nThe message, as written (third-party text):\n----------------------------------------\n${m.message}\n----------------------------------------\n\nReply to ${m.email}.`,
+      },
+    },
+  },
   // ── reference names (translated data; the API keeps its own fields): src/i18n/reference.ts ──
   reference: {
     /** The 51 practice areas by slug (the API's names are the English ones). */

@@ -1064,6 +1064,76 @@ export const es: Messages = {
       description: (lawyer: string, link: string) => `Consulta de extranjería con ${lawyer}, reservada en Consulta.\nTu reserva: ${link}`,
     },
   },
+  // ── el aspecto del sitio (issue 19, puntos 7–8): navegación y pie para las personas, ayuda y contacto ──
+  face: {
+    nav: {
+      account: 'Cuenta',
+      developers: 'Desarrolladores',
+    },
+    footer: {
+      label: 'Más sobre Consulta',
+      help: 'Ayuda',
+      legal: 'Legal',
+      developers: 'Para desarrolladores',
+      helpCentre: 'Ayuda y preguntas',
+      contact: 'Contacto',
+      howBooking: 'Cómo funciona la reserva',
+      developerDashboard: 'Panel para desarrolladores',
+      developerIntro: 'La API REST y el servidor MCP para integradores y asistentes de IA.',
+      backToPeople: 'Buscar abogado/a',
+    },
+    legalNav: {
+      label: 'Páginas legales',
+      notice: 'Aviso legal',
+      privacy: 'Privacidad',
+      terms: 'Condiciones de reserva',
+      cookies: 'Cookies',
+    },
+    help: {
+      title: 'Ayuda',
+      intro: 'Respuestas a lo que más se pregunta. Si no encuentras la tuya, escríbenos y te responderá una persona.',
+      topics: [
+        { id: 'find', title: '¿Cómo encuentro asesoría de extranjería?', body: 'En la página de inicio elige una ciudad y, si quieres, en qué necesitas ayuda, un idioma y un precio máximo. Todos los despachos de la lista están verificados con su colegio de la abogacía.' },
+        { id: 'hold', title: '¿Qué significa apartar una hora?', body: 'Al pulsar una hora libre, se guarda para ti durante 15 minutos mientras entras y pagas. Nadie más puede cogerla en ese tiempo. Si no pagas, se libera y no se cobra nada.' },
+        { id: 'pay', title: '¿Qué pago y cuándo?', body: 'Pagas el precio que aparece en la página del despacho, nada más. Se cobra al confirmar. La parte de Consulta sale de los honorarios del despacho, no se suma.' },
+        { id: 'cancel', title: '¿Puedo cancelar o cambiar la hora?', body: 'Hasta 24 horas antes del inicio puedes cancelar con reembolso completo o pasar a otra hora libre. Después no hay reembolso, salvo que el despacho decida hacerlo. Las condiciones de reserva tienen los detalles.' },
+        { id: 'sign-in', title: '¿Cómo entro?', body: 'Escribe tu correo y te enviamos un código de 6 cifras. No hay contraseña que recordar. La primera vez que entras se crea tu cuenta.' },
+        { id: 'data', title: '¿Qué hacéis con mis datos?', body: 'Solo lo necesario para reservar y celebrar tu consulta. Puedes ver y borrar tu cuenta en Cuenta. La página de privacidad lo explica todo.' },
+      ],
+      more: '¿Necesitas más ayuda?',
+      moreText: 'Escríbenos: solemos responder en dos días laborables.',
+      contactButton: 'Escribir al equipo',
+    },
+    contact: {
+      title: 'Contacto',
+      intro: 'Dudas sobre una reserva, un pago, tu cuenta o la ficha de un despacho: escribe aquí y una persona del equipo te responderá por correo.',
+      name: 'Tu nombre',
+      email: 'Tu correo electrónico',
+      emailHint: 'Responderemos a esta dirección.',
+      topic: '¿Sobre qué es?',
+      topics: { booking: 'Una reserva', payment: 'Un pago o un reembolso', account: 'Mi cuenta', lawyer: 'La ficha de un despacho', privacy: 'Mis datos personales', other: 'Otra cosa' },
+      message: 'Tu mensaje',
+      messageHint: (min: number, max: number) => `Entre ${min} y ${max} caracteres. No incluyas números de tarjeta ni contraseñas.`,
+      send: 'Enviar mensaje',
+      privacyNote: 'Guardamos tu mensaje para responderte, como explica la política de privacidad.',
+      fixErrors: 'Corrige los campos señalados.',
+      errors: {
+        name: (max: number) => `Escribe tu nombre (como máximo ${max} caracteres, en una línea).`,
+        email: 'Escribe un correo como nombre@ejemplo.com.',
+        topic: 'Elige de qué trata tu mensaje.',
+        message: (min: number, max: number) => `Escribe entre ${min} y ${max} caracteres, sin caracteres invisibles.`,
+      },
+      sentTitle: 'Mensaje enviado',
+      sent: 'Gracias. Tu mensaje ha llegado al equipo y te responderemos por correo.',
+      sentReference: (ref: string) => `Referencia: ${ref}`,
+      backHome: 'Volver al inicio',
+      operatorMail: {
+        subject: (topic: string, ref: string) => `Formulario de contacto: ${topic} (${ref})`,
+        body: (m: { name: string; email: string; topic: string; language: string; signedIn: boolean; message: string; reference: string }) =>
+          `Un mensaje del formulario de contacto.\n\nDe: ${m.name} <${m.email}>${m.signedIn ? ' (con sesión iniciada)' : ''}\nTema: ${m.topic}\nIdioma: ${m.language}\nReferencia: ${m.reference}\n\nEl mensaje, tal como se escribió (texto de terceros):\n----------------------------------------\n${m.message}\n----------------------------------------\n\nResponde a ${m.email}.`,
+      },
+    },
+  },
   // ── nombres de referencia (datos traducidos; la API conserva los suyos): src/i18n/reference.ts ──
   reference: {
     areas: {
