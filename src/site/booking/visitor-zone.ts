@@ -75,6 +75,8 @@ const SPOKEN: Record<string, { es: string; en: string }> = {
 };
 
 const names = new Map<string, string>();
+// Generic names depend on the date asked about (Kyiv was on Moscow time in 1970): a recent one.
+const NAMED_AT = new Date(Date.UTC(2026, 0, 15));
 
 /** "hora peninsular", "hora de Canarias", "hora de Marruecos (Casablanca)", "Colombia Standard Time (Bogota)". */
 export function zoneName(zone: string, locale: string): string {
@@ -87,7 +89,7 @@ export function zoneName(zone: string, locale: string): string {
     const city = (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
     let generic: string | undefined;
     try {
-      generic = new Intl.DateTimeFormat(lang, { timeZone: zone, timeZoneName: 'longGeneric' }).formatToParts(new Date(0)).find((p) => p.type === 'timeZoneName')?.value;
+      generic = new Intl.DateTimeFormat(lang, { timeZone: zone, timeZoneName: 'longGeneric' }).formatToParts(NAMED_AT).find((p) => p.type === 'timeZoneName')?.value;
     } catch {
       generic = undefined;
     }
