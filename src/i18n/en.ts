@@ -162,7 +162,7 @@ export const en = {
     yourZone: (zone: string) => `your time: ${zone}`,
     timesNote: (zone: string) => `Times are shown in the lawyer's time (${zone}).`,
     timesNoteBoth: (lawyer: string, yours: string) => `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`,
-    holdLabel: (day: string, time: string, yours: string | null) => (yours ? `Hold ${day} at ${time} (${yours} your time)` : `Hold ${day} at ${time}`),
+    holdPrefix: (day: string) => `Hold ${day} at `,
     yoursShort: (time: string) => `${time} yours`,
     zoneChooser: 'Your time zone',
     zoneCurrent: (zone: string) => `Your time zone: ${zone}`,

@@ -158,7 +158,7 @@ export const es: Messages = {
     yourZone: (zone: string) => `en tu zona: ${zone}`,
     timesNote: (zone: string) => `Las horas son las del despacho (${zone}).`,
     timesNoteBoth: (lawyer: string, yours: string) => `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`,
-    holdLabel: (day: string, time: string, yours: string | null) => (yours ? `Apartar el ${day} a las ${time} (${yours} en tu zona)` : `Apartar el ${day} a las ${time}`),
+    holdPrefix: (day: string) => `Apartar el ${day} a las `,
     yoursShort: (time: string) => `${time} en tu zona`,
     zoneChooser: 'Tu zona horaria',
     zoneCurrent: (zone: string) => `Tu zona horaria: ${zone}`,

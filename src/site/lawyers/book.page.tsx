@@ -68,10 +68,18 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
                     const mine = yourTime(s.date, s.start_time);
                     return (
                       <li>
-                        <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class={mine ? 'secondary two-times' : 'secondary'} aria-label={b.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time), mine)}>
-                          {formatTime(s.start_time)}
-                          {mine ? <span class="slot-yours">{b.yoursShort(mine)}</span> : null}
-                        </button>
+                        {mine ? (
+                          // Two times on the button: its name is its text (what it says, then what it does), so a
+                          // voice-control user can say what they see (WCAG 2.5.3).
+                          <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary two-times">
+                            <span class="visually-hidden">{b.holdPrefix(formatDay(date, ctx.locale))}</span>
+                            {formatTime(s.start_time)} <span class="slot-yours">{b.yoursShort(mine)}</span>
+                          </button>
+                        ) : (
+                          <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time))}>
+                            {formatTime(s.start_time)}
+                          </button>
+                        )}
                       </li>
                     );
                   })}
