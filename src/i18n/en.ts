@@ -163,6 +163,8 @@ export const en = {
     timesNote: (zone: string) => `Times are shown in the lawyer's time (${zone}).`,
     timesNoteBoth: (lawyer: string, yours: string) => `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`,
     holdPrefix: (day: string) => `Hold ${day} at `,
+    dayAfter: '(+1 day)',
+    dayBefore: '(−1 day)',
     yoursShort: (time: string) => `${time} yours`,
     zoneChooser: 'Your time zone',
     zoneCurrent: (zone: string) => `Your time zone: ${zone}`,

@@ -159,6 +159,8 @@ export const es: Messages = {
     timesNote: (zone: string) => `Las horas son las del despacho (${zone}).`,
     timesNoteBoth: (lawyer: string, yours: string) => `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`,
     holdPrefix: (day: string) => `Apartar el ${day} a las `,
+    dayAfter: '(+1 día)',
+    dayBefore: '(−1 día)',
     yoursShort: (time: string) => `${time} en tu zona`,
     zoneChooser: 'Tu zona horaria',
     zoneCurrent: (zone: string) => `Tu zona horaria: ${zone}`,

@@ -72,6 +72,10 @@ for (const target of databaseTargets()) {
         const text = pageText((await c.get(`/lawyers/${lawyer}/book`)).body);
         assert.match(text, /Cada hora es la del despacho \(hora peninsular\); debajo, el mismo momento en tu zona \(hora de Canarias\)/);
         assert.match(text, /11:00 10:00 en tu zona/);
+        // Auckland is 12 hours ahead in November: 11:00 in Madrid is 23:00 there, 12:00 is midnight, the next day.
+        c.cookies.set('consulta_tz', 'Pacific%2FAuckland');
+        const far = pageText((await c.get(`/lawyers/${lawyer}/book`)).body);
+        assert.match(far, /a las 11:00 23:00 en tu zona Apartar el [^:]+ a las 12:00 00:00 \(\+1 día\) en tu zona/);
       });
 
       it('a zone with the same time as the lawyer\'s adds nothing; an unknown or malformed zone is ignored, never an error', async () => {

@@ -7,7 +7,7 @@ import type { SiteContext } from '../context.ts';
 import { Notice, PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
-import { zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
+import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
 import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
 import { BookingScript, otherZone, ZoneChooser } from '../booking/zone.tsx';
 
@@ -30,7 +30,11 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
   const yourTime = (date: string, time: string): string | null => {
     if (!yours) return null;
     const ms = zonedToUtcMs(date, time, a.timezone);
-    return ms === null ? null : timeIn(ms, yours, ctx.locale);
+    if (ms === null) return null;
+    // Far enough away, the visitor's calendar day is another: say so beside the time.
+    const theirDay = dateInZone(ms, yours);
+    const shift = theirDay > date ? ` ${b.dayAfter}` : theirDay < date ? ` ${b.dayBefore}` : '';
+    return `${timeIn(ms, yours, ctx.locale)}${shift}`;
   };
   const byDate = new Map<string, typeof a.slots>();
   for (const s of a.slots) {
