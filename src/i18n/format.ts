@@ -3,7 +3,7 @@
  * are built once per language and kept: building one costs far more than formatting with it
  * (a booking page formats ~80 dates; built per call, that was 26 ms of CPU per page).
  */
-const tag = (locale: string) => (locale === 'es' ? 'es-ES' : 'en-GB');
+import { intlTag as tag } from './locales.ts';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(key: string, locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
@@ -44,12 +44,15 @@ export function formatInstant(iso: string, timeZone: string, locale: string, opt
   return formatter('instant', locale, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(new Date(iso));
 }
 
-const money = {
-  es: new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'EUR' }),
-  en: new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' }),
-};
+// English prices are written as in Ireland (`€60.00`), the euro-area English.
+const money = new Map<string, Intl.NumberFormat>([['en', new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' })]]);
 
 /** Euros from cents, in the language given (`60,00 €` / `€60.00`); one formatter per language. */
 export function euros(cents: number, locale: string): string {
-  return (locale === 'es' ? money.es : money.en).format(cents / 100);
+  let f = money.get(locale);
+  if (!f) {
+    f = new Intl.NumberFormat(tag(locale), { style: 'currency', currency: 'EUR' });
+    if (money.size < 20) money.set(locale, f);
+  }
+  return f.format(cents / 100);
 }

@@ -3,15 +3,15 @@
  * (Intl.PluralRules), so a catalogue never writes `n === 1 ? … : …` (wrong for many languages)
  * or "error(s)". Each catalogue makes its own counter: `const count = counter('en')`.
  */
+import { intlTag } from './locales.ts';
 
 /** The forms of a phrase; `#` stands for the number. `other` is required; a language's rules pick the rest. */
 export type PluralForms = { other: string } & Partial<Record<Intl.LDMLPluralRule, string>>;
 
-const TAGS = { en: 'en-GB', es: 'es-ES' } as const;
 
 /** `count(n, { one: '# request', other: '# requests' })` → "1 request", "5,000 requests" (numbers as the language writes them). */
-export function counter(locale: keyof typeof TAGS): (n: number, forms: PluralForms) => string {
-  const rules = new Intl.PluralRules(TAGS[locale]);
-  const numbers = new Intl.NumberFormat(TAGS[locale]);
+export function counter(locale: string): (n: number, forms: PluralForms) => string {
+  const rules = new Intl.PluralRules(intlTag(locale));
+  const numbers = new Intl.NumberFormat(intlTag(locale));
   return (n, forms) => (forms[rules.select(n)] ?? forms.other).replaceAll('#', numbers.format(n));
 }

@@ -20,6 +20,8 @@ export interface SiteContext {
   session: { id: string; stepUpAt: string | null } | null;
   /** The path and query of this page without `lang`, for the language switcher and return_to. */
   path: string;
+  /** The site's origin (`SITE_URL`), for absolute links such as the `hreflang` alternates. */
+  origin: string;
   requestId: string;
   /**
    * The visitor's IANA time zone when known (the `consulta_tz` cookie, validated), for showing

@@ -87,10 +87,10 @@ function render(vnode: AnyVNode): string {
 }
 
 /** A page context for requests that never reached a site route (404s, early errors). */
-export function bareContext(request: FastifyRequest, assets: SiteAssets, cookies: SiteCookies): SiteContext {
+export function bareContext(request: FastifyRequest, assets: SiteAssets, cookies: SiteCookies, origin: string): SiteContext {
   const query = request.query as Record<string, unknown> | undefined;
   const locale = negotiateLocale({ query: query?.lang, cookie: request.cookies?.[cookies.lang], acceptLanguage: request.headers['accept-language'] });
-  return { locale, t: messages(locale), user: null, session: null, path: '/', requestId: request.id, zone: validZone(request.cookies?.[ZONE_COOKIE]), csrfToken: () => '', asset: (n) => assets.url(n) };
+  return { locale, t: messages(locale), user: null, session: null, path: '/', origin, requestId: request.id, zone: validZone(request.cookies?.[ZONE_COOKIE]), csrfToken: () => '', asset: (n) => assets.url(n) };
 }
 
 /** The path and query of the request without `lang`. */
@@ -171,7 +171,7 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     const query = request.query as Record<string, unknown>;
     const auth = await sessions.authenticate(request.cookies[cookies.session]);
     const stored = auth?.user.locale;
-    const locale = negotiateLocale({ query: query.lang, cookie: request.cookies[cookies.lang] ?? stored, acceptLanguage: request.headers['accept-language'] });
+    const locale = negotiateLocale({ query: query.lang, cookie: request.cookies[cookies.lang], account: stored, acceptLanguage: request.headers['accept-language'] });
     if (isLocale(query.lang)) {
       // An explicit choice is remembered: in a cookie, and on the account (emails use it).
       reply.setCookie(cookies.lang, query.lang, { ...baseCookie, httpOnly: false, maxAge: LANG_COOKIE_MAX_AGE });
@@ -184,6 +184,7 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name, operator: auth.user.operator } : null,
       session: auth ? { id: auth.sessionId, stepUpAt: auth.stepUpAt } : null,
       path: pagePath(request.url),
+      origin,
       requestId: request.id,
       zone: validZone(request.cookies[ZONE_COOKIE]),
       csrfToken: () => (token ??= reply.generateCsrf()),
@@ -214,7 +215,7 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
   site.setErrorHandler((error: FastifyError, request, reply) => {
     // A request no route took, from a script rather than a person: a problem document, as its 404 would be.
     if (request.is404 && !wantsHtml(request)) return problems(error, request, reply);
-    const ctx = request.site ?? bareContext(request, assets, cookies);
+    const ctx = request.site ?? bareContext(request, assets, cookies, origin);
     const t = ctx.t;
     const show = (status: number, title: string, message: string) => reply.page(h(ErrorPage, { ctx, title, message }), status);
     if (error instanceof DomainError) {
@@ -271,7 +272,7 @@ export function badRequestPage(config: Config) {
   const assets = new SiteAssets();
   const cookies = siteCookies(config.siteUrl);
   return (request: FastifyRequest, reply: FastifyReply) => {
-    const ctx = bareContext(request, assets, cookies);
+    const ctx = bareContext(request, assets, cookies, new URL(config.siteUrl).origin);
     const html = render(h(ErrorPage, { ctx, title: ctx.t.errors.badRequestTitle, message: ctx.t.errors.badRequest }));
     return reply.code(400).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
   };

@@ -28,6 +28,8 @@ interface Tab {
   authenticatorId: string;
   /** Turns the authenticator's automatic "touch" on or off (off: a ceremony waits). */
   presence(on: boolean): Promise<void>;
+  /** Resolves once the page's autofill or button ceremony waits in the browser for a touch. */
+  waiting(kind: 'autofill' | 'button'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,25 @@ for (const target of databaseTargets()) {
     async function tab(options: { token?: string; viewport?: { width: number; height: number }; lang?: 'en' | 'es' } = {}): Promise<Tab> {
       const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP_TALL, locale: options.lang === 'es' ? 'es-ES' : 'en-GB' });
       if (options.token) await addSessionCookie(context, site, options.token);
+      // Marks when the page's ceremonies are actually waiting in the browser for a touch. With
+      // presence on, Chromium's virtual authenticator answers whichever request is waiting, the
+      // autofill's included; a test that wants the button's ceremony to sign in turns presence on
+      // only once the button's request waits (the button's start has aborted the autofill's).
+      await context.addInitScript(() => {
+        const credentials = navigator.credentials;
+        if (!credentials) return;
+        const get = credentials.get.bind(credentials);
+        const marks = window as unknown as { __ceremony?: Record<string, string> };
+        marks.__ceremony = {};
+        credentials.get = (options?: CredentialRequestOptions) => {
+          const kind = options?.mediation === 'conditional' ? 'autofill' : 'button';
+          marks.__ceremony![kind] = 'waiting';
+          const pending = get(options);
+          // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
+          pending.then(() => { marks.__ceremony![kind] = 'settled'; }, () => { marks.__ceremony![kind] = 'settled'; });
+          return pending;
+        };
+      });
       const page = await context.newPage();
       const cdp = await context.newCDPSession(page);
       await cdp.send('WebAuthn.enable');
@@ -84,6 +105,9 @@ for (const target of databaseTargets()) {
         page,
         cdp,
         authenticatorId,
+        waiting: async (kind) => {
+          await page.waitForFunction((k) => (window as unknown as { __ceremony?: Record<string, string> }).__ceremony?.[k] === 'waiting', kind);
+        },
         presence: async (on) => {
           await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: on });
         },
@@ -100,13 +124,16 @@ for (const target of databaseTargets()) {
     }
 
     /** Records the challenges the server handed out and the answers the page sent back. */
-    function watch(page: Page) {
+    async function watch(page: Page) {
       const challenges: string[] = [];
       const answers: Array<{ url: string; form: URLSearchParams }> = [];
-      page.on('response', async (res) => {
-        if (!/\/options$/.test(new URL(res.url()).pathname) || res.status() !== 200) return;
+      // Read on the way through (a route), not from the page's response afterwards: a ceremony
+      // that signs in navigates away at once, and a body read after that may no longer be there.
+      await page.route(/\/options$/, async (route) => {
+        const res = await route.fetch();
         const body = (await res.json().catch(() => null)) as { options?: { challenge: string } } | null;
-        if (body?.options) challenges.push(body.options.challenge);
+        if (res.status() === 200 && body?.options) challenges.push(body.options.challenge);
+        await route.fulfill({ response: res });
       });
       page.on('request', (req: Request) => {
         const path = new URL(req.url()).pathname;
@@ -177,7 +204,7 @@ for (const target of databaseTargets()) {
         await signOut(page);
         // The autofill ceremony starts with the page and waits for a touch; the button's replaces it.
         await t.presence(false);
-        const seen = watch(page);
+        const seen = await watch(page);
         // The autofill ceremony must have its challenge before the button replaces it (on a
         // loaded machine the click could otherwise come first, and only one ceremony would run).
         const autofillOptions = page.waitForResponse((res) => new URL(res.url()).pathname === '/sign-in/passkey/options');
@@ -186,6 +213,7 @@ for (const target of databaseTargets()) {
         await (await autofillOptions).finished();
         assert.equal(await page.getAttribute('#f-email', 'autocomplete'), 'username webauthn');
         violations.push(...(await axe(page, 'sign-in with the passkey option (en)')));
+        await t.waiting('autofill');
         await t.presence(true);
         await page.locator('[data-passkey-start]').click();
         await page.waitForURL(at('/account/passkeys'));
@@ -219,7 +247,7 @@ for (const target of databaseTargets()) {
         await signOut(page);
         // With presence on, Chromium's virtual authenticator answers the autofill request as a
         // person picking the passkey from the email field's suggestions would.
-        const seen = watch(page);
+        const seen = await watch(page);
         await page.goto(`${site}/sign-in?return_to=${encodeURIComponent('/account/passkeys?from=autofill')}`);
         await page.waitForURL((u) => u.pathname === '/account/passkeys' && u.search === '?from=autofill');
         assert.equal(seen.challenges.length, 1, 'only the autofill ceremony ran');
@@ -247,10 +275,11 @@ for (const target of databaseTargets()) {
         await signOut(page);
         // First ceremony: its answer is held back (never reaches the server).
         await t.presence(false);
-        const seen = watch(page);
+        const seen = await watch(page);
         await page.route('**/sign-in/passkey', (route) => route.abort());
         await page.goto(`${site}/sign-in`);
         await page.locator('[data-passkey-start]').waitFor({ state: 'visible' });
+        await t.waiting('autofill');
         await t.presence(true);
         await page.locator('[data-passkey-start]').click();
         await page.locator('[data-passkey-status].bad').waitFor();
@@ -261,6 +290,7 @@ for (const target of databaseTargets()) {
         await t.presence(false);
         await page.goto(`${site}/sign-in`);
         await page.locator('[data-passkey-start]').waitFor({ state: 'visible' });
+        await t.waiting('autofill');
         await t.presence(true);
         await page.locator('[data-passkey-start]').click();
         await page.waitForURL(at('/consultations'));
@@ -299,7 +329,7 @@ for (const target of databaseTargets()) {
         // page says plainly that it is not registered here, and nobody is signed in.
         await page.goto(`${site}/sign-in`);
         await page.locator('[data-passkey-status].bad').waitFor();
-        assert.match(await page.locator('[data-passkey-status]').innerText(), /no está registrada con nosotros/);
+        assert.match(await page.locator('[data-passkey-status]').innerText(), /no está registrada en Consulta/);
         assert.equal(await sessionCookieOf(t.context), undefined);
         violations.push(...(await axe(page, 'sign-in, unknown passkey (es)')));
         await t.presence(false);
@@ -325,7 +355,7 @@ for (const target of databaseTargets()) {
         assert.match(await page.locator('main').innerText(), /Operators must have a passkey/);
         violations.push(...(await axe(page, 'step-up, no passkey (en)')));
         await screenshot(page, 'passkeys-step-up-enrol-phone');
-        const seen = watch(page);
+        const seen = await watch(page);
         clock.advance(2000);
         await page.locator('[data-passkey="register"] button[type="submit"]').click();
         await page.waitForURL(at('/operator'));
@@ -361,7 +391,7 @@ for (const target of databaseTargets()) {
       const es = await tab({ token: other.token, lang: 'es' });
       try {
         await es.page.goto(`${site}/account/passkeys/step-up?return_to=/operator`);
-        assert.match(await es.page.locator('main').innerText(), /Los operadores deben tener una llave de acceso/);
+        assert.match(await es.page.locator('main').innerText(), /Una cuenta de operación debe tener una llave de acceso/);
         violations.push(...(await axe(es.page, 'step-up, no passkey (es)')));
       } finally {
         await es.close();

@@ -404,7 +404,7 @@ for (const target of databaseTargets()) {
       assert.match(pageText(owner.client.last!.body), /Crear un despacho/);
       await owner.client.post('/firms', { name: 'Despacho Luna', slug });
       const overview = pageText((await owner.client.get(`/firms/${slug}?done=created`)).body);
-      assert.match(overview, /Se ha creado Despacho Luna y eres su propietario/);
+      assert.match(overview, /Se ha creado Despacho Luna y tienes la función de propietario/);
       assert.match(overview, /Tu función Propietario/);
       const members = pageText((await owner.client.get(`/firms/${slug}/members`)).body);
       assert.match(members, /Invitar a alguien/);

@@ -191,7 +191,7 @@ for (const target of databaseTargets()) {
     it('speaks Spanish', async () => {
       const me = await person('es');
       const text = pageText(await overview(me));
-      assert.match(text, /Resumen para desarrolladores/);
+      assert.match(text, /Resumen de desarrollo/);
       assert.match(text, /Primeros pasos 0 de 5 pasos hechos/);
       assert.match(text, /Crea una clave de prueba Pendiente/);
       assert.match(text, /Crear una clave de prueba/);

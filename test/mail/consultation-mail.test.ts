@@ -85,9 +85,9 @@ for (const target of databaseTargets()) {
       assert.equal(receipt.subject, 'Reservada: tu consulta con Lucía Fernández Ruiz, martes, 24 de noviembre de 2026, 10:00');
       const text = receipt.text ?? '';
       assert.match(text, /Lucía Fernández Ruiz \(Madrid\)/);
-      assert.match(text, /martes, 24 de noviembre de 2026, 10:00–11:00 \(hora del abogado: Europe\/Madrid, UTC\+01:00\)/);
+      assert.match(text, /martes, 24 de noviembre de 2026, 10:00–11:00 \(hora peninsular, UTC\+01:00\)/);
       assert.match(text, /Has pagado:\s+60,00\s€/);
-      assert.match(text, /Para el abogado:\s+52,80\s€/);
+      assert.match(text, /Para el despacho:\s+52,80\s€/);
       assert.match(text, /Parte de Consulta \(12 %\):\s+7,20\s€/);
       assert.ok(text.includes(`${SITE}/confirm/${intent.token}`), 'the confirmation page link');
       assert.ok(text.includes(intent.id), 'the reference');
@@ -102,7 +102,7 @@ for (const target of databaseTargets()) {
       const notice = notices[0]!;
       assert.equal(notice.subject, 'Nueva consulta reservada: martes, 24 de noviembre de 2026, 10:00');
       assert.match(notice.text ?? '', /Cliente:\s+maria@example\.com/);
-      assert.match(notice.text ?? '', /10:00–11:00 \(tu hora: Europe\/Madrid, UTC\+01:00\)/);
+      assert.match(notice.text ?? '', /10:00–11:00 \(hora peninsular, UTC\+01:00\)/);
       assert.match(notice.text ?? '', /Recibes:\s+52,80\s€/);
       assert.doesNotMatch(notice.text ?? '', /4242|card|tarjeta/i, 'no card data');
 
@@ -122,7 +122,7 @@ for (const target of databaseTargets()) {
       // (ICU versions differ on the comma after the weekday.)
       assert.match(receipt!.subject ?? '', /^Booked: your consultation with Nadia Benali Ortega, Tuesday,? 24 November 2026, 10:00$/);
       const text = receipt!.text ?? '';
-      assert.match(text, /Tuesday,? 24 November 2026, 10:00–11:00 \(lawyer's time: Atlantic\/Canary, UTC\+00:00\)/);
+      assert.match(text, /Tuesday,? 24 November 2026, 10:00–11:00 \(Canary Islands time, UTC\+00:00\)/);
       assert.match(text, /You paid:\s+€55\.00/);
       assert.match(text, /For the lawyer:\s+€46\.75/);
       assert.match(text, /Consulta's share \(15 %\):\s+€8\.25/);
@@ -133,6 +133,9 @@ for (const target of databaseTargets()) {
       // The lawyer's notice is in Spanish whatever the person's language.
       const [notice] = await mailTo('nadia@despacho.example');
       assert.match(notice!.text ?? '', /Cliente:\s+john@example\.com/);
+      // Zones are named as people say them, in the reader's language.
+      assert.match(notice!.text ?? '', /10:00–11:00 \(hora de Canarias, UTC\+00:00\)/);
+      assert.doesNotMatch(text, /Atlantic\/Canary/);
     });
 
     it('a lawyer without a contact email gets no notice; the person still gets the receipt', async () => {

@@ -46,7 +46,7 @@ for (const target of databaseTargets()) {
         const c = browser();
         const before = await c.get(`/lawyers/${lawyer}/book`);
         assert.equal(before.statusCode, 200);
-        assert.match(pageText(before.body), /Times are shown in the lawyer's time \(peninsular Spain time\)/);
+        assert.match(pageText(before.body), /Times are shown in the lawyer's time \(mainland Spain time\)/);
         assert.match(before.body, /<form method="post" action="\/time-zone"/);
         const res = await c.post('/time-zone', { zone: 'Atlantic/Canary', return_to: `/lawyers/${lawyer}/book` });
         assert.equal(res.statusCode, 303);
@@ -60,7 +60,7 @@ for (const target of databaseTargets()) {
         const after = await c.get(`/lawyers/${lawyer}/book`);
         const text = pageText(after.body);
         assert.match(text, /Your time zone: Canary Islands time/);
-        assert.match(text, /Each time is the lawyer's \(peninsular Spain time\); below it, the same moment in your time \(Canary Islands time\)/);
+        assert.match(text, /Each time is the lawyer's \(mainland Spain time\); below it, the same moment in your time \(Canary Islands time\)/);
         // 11:00 in Madrid is 10:00 in the Canaries: the button says both, and so does its label.
         assert.match(after.body, /<span class="visually-hidden">Hold [^<]+ at <\/span>11:00 <span class="slot-yours">10:00 yours<\/span>/);
         assert.match(text, /11:00 10:00 yours/);
@@ -114,7 +114,7 @@ for (const target of databaseTargets()) {
         c.cookies.set('consulta_tz', 'America%2FBogota');
         const text = pageText((await c.get(`/confirm/${token}`)).body);
         // 11:00 Madrid (UTC+1) is 05:00 in Bogotá (UTC−5); the hold ends 15 minutes after 09:00 Madrid: 03:15 Bogotá.
-        assert.match(text, /11:00–12:00 \(lawyer's time: peninsular Spain time\) 05:00–06:00 \(your time: Colombia Standard Time \(Bogota\)\)/);
+        assert.match(text, /11:00–12:00 \(lawyer's time: mainland Spain time\) 05:00–06:00 \(your time: Colombia Standard Time \(Bogota\)\)/);
         assert.match(text, /Time left to confirm 15 minutes left We keep this time for you until 03:15 \(Colombia Standard Time \(Bogota\)\)/);
         assert.doesNotMatch(text, /Held for you/);
         const es = browser('es');
@@ -125,7 +125,7 @@ for (const target of databaseTargets()) {
         assert.doesNotMatch(esText, /Reservada para ti/);
         // No zone known: the lawyer's time only, and the deadline in it.
         const plain = pageText((await browser().get(`/confirm/${token}`)).body);
-        assert.match(plain, /until 09:15 \(peninsular Spain time\)/);
+        assert.match(plain, /until 09:15 \(mainland Spain time\)/);
         assert.doesNotMatch(plain, /your time:/);
       });
 
@@ -137,7 +137,7 @@ for (const target of databaseTargets()) {
         assert.equal(paid.statusCode, 303);
         me.client.cookies.set('consulta_tz', 'Europe%2FLondon');
         const list = pageText((await me.client.get('/consultations')).body);
-        assert.match(list, /11:00–12:00 \(lawyer's time: peninsular Spain time\) 10:00–11:00 \(your time: United Kingdom Time \(London\)\)/);
+        assert.match(list, /11:00–12:00 \(lawyer's time: mainland Spain time\) 10:00–11:00 \(your time: United Kingdom Time \(London\)\)/);
         const id = /href="\/consultations\/([0-9a-f-]{36})"/.exec((await me.client.get('/consultations')).body)![1]!;
         const detail = pageText((await me.client.get(`/consultations/${id}`)).body);
         assert.match(detail, /10:00–11:00 \(your time: United Kingdom Time \(London\)\)/);

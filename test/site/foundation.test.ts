@@ -24,18 +24,18 @@ for (const target of databaseTargets()) {
     it('answers in Spanish by default, in English for Accept-Language: en, and remembers ?lang=', async () => {
       const es = await ctx.app.fastify.inject({ url: '/' });
       assert.equal(es.statusCode, 200);
-      assert.match(es.body, /<html lang="es">/);
-      assert.match(es.body, /Encuentra un abogado/);
+      assert.match(es.body, /<html lang="es" dir="ltr">/);
+      assert.match(es.body, /Encuentra a tu abogada o abogado/);
       const en = await ctx.app.fastify.inject({ url: '/', headers: { 'accept-language': 'fr;q=1, en-GB;q=0.8, es;q=0.5' } });
-      assert.match(en.body, /<html lang="en">/);
+      assert.match(en.body, /<html lang="en" dir="ltr">/);
       const client = new SiteClient(ctx.app.fastify);
       const chosen = await client.get('/?lang=en');
-      assert.match(chosen.body, /<html lang="en">/);
+      assert.match(chosen.body, /<html lang="en" dir="ltr">/);
       assert.equal(client.cookies.get('consulta_lang'), 'en');
       // The switcher keeps the page and its query.
       assert.match(chosen.body, /href="\/\?lang=es"/);
       const again = await client.get('/docs/errors', { 'accept-language': 'es' });
-      assert.match(again.body, /<html lang="en">/, 'the remembered choice beats Accept-Language');
+      assert.match(again.body, /<html lang="en" dir="ltr">/, 'the remembered choice beats Accept-Language');
     });
 
     it('sends a strict CSP (no inline script or style) and serves hashed assets for a year', async () => {

@@ -26,7 +26,7 @@ for (const target of databaseTargets()) {
       assert.equal(client.cookies.get('consulta_lang'), 'en');
       const page = await client.get('/no/such/page', { 'accept-language': 'es' });
       assert.equal(page.statusCode, 404);
-      assert.match(page.body, /<html lang="en">/);
+      assert.match(page.body, /<html lang="en" dir="ltr">/);
       assert.match(pageText(page.body), /Page not found/);
       // The switch works from the 404 page itself, and is remembered.
       const switched = await client.get('/no/such/page?lang=es', { 'accept-language': 'en' });
@@ -43,7 +43,7 @@ for (const target of databaseTargets()) {
       await ctx.app.services.sessions.setLocale(ana.userId, 'es');
       const page = await ana.client.get('/developer/nothing-here');
       assert.equal(page.statusCode, 404);
-      assert.match(page.body, /<html lang="es">/);
+      assert.match(page.body, /<html lang="es" dir="ltr">/);
       assert.match(pageText(page.body), /Página no encontrada/);
       const header = nav(page.body);
       assert.match(header, /Mis consultas/);
@@ -61,7 +61,7 @@ for (const target of databaseTargets()) {
       const ben = await signedIn(ctx, 'ben-404@example.com', { lang: 'en' });
       const page = await ben.client.get('/lawyers/not-a-lawyer/nothing');
       assert.equal(page.statusCode, 404);
-      assert.match(page.body, /<html lang="en">/);
+      assert.match(page.body, /<html lang="en" dir="ltr">/);
       const header = nav(page.body);
       assert.match(header, /My consultations/);
       assert.match(header, /Sign out/);

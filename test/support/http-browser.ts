@@ -12,7 +12,11 @@ import type { Database } from '../../src/db/database.ts';
 export class HttpBrowser {
   readonly cookies = new Map<string, string>();
 
-  constructor(private readonly origin: string) {}
+  /** `language`: the browser's Accept-Language (English unless a suite reads another language). */
+  constructor(
+    private readonly origin: string,
+    private readonly language = 'en',
+  ) {}
 
   private keep(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
@@ -27,7 +31,7 @@ export class HttpBrowser {
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { accept: 'text/html', 'accept-language': 'en', cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...extra };
+    return { accept: 'text/html', 'accept-language': this.language, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...extra };
   }
 
   /** One request, no redirect followed; cookies kept. */

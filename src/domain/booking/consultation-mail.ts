@@ -4,11 +4,13 @@
  * they have one). Pure: BookingService reads the facts and enqueues what this returns.
  *
  * Every price comes from quote(): the person paid exactly the fee, and the platform's share is
- * shown as a part of it. Times are the lawyer's wall-clock times with the zone named (IANA id and
- * UTC offset that day); the invitation carries the exact instants. No card data exists here.
+ * shown as a part of it. Times are the lawyer's wall-clock times with the zone named as people say
+ * it ("hora peninsular") and its UTC offset that day; the invitation carries the exact instants.
+ * No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { euros, formatDay } from '../../i18n/format.ts';
+import { zoneName } from '../../i18n/reference.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { buildIcs } from '../notify/ics.ts';
@@ -34,10 +36,10 @@ export interface ConsultationMailFacts {
   siteUrl: string;
 }
 
-/** "Europe/Madrid, UTC+01:00": the zone and its offset at the start of the consultation. */
-function zoneLabel(date: string, time: string, timezone: string): string {
+/** "hora peninsular, UTC+01:00": the zone as people say it, and its offset at the start of the consultation. */
+function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
   const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
-  return `${timezone}, UTC${formatInZone(ms, timezone).slice(-6)}`;
+  return `${zoneName(locale, timezone)}, UTC${formatInZone(ms, timezone).slice(-6)}`;
 }
 
 /** Label–value lines, the values aligned. */
@@ -81,7 +83,6 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const price = quote(lawyer);
   const start = intent.start_time.slice(0, 5);
   const end = intent.end_time.slice(0, 5);
-  const zone = zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone);
   const link = `${siteUrl}/confirm/${intent.confirmation_token}`;
   const name = sanitizeShortText(lawyer.name);
   const lawyerText = lawyer.city ? `${name} (${lawyer.city})` : name;
@@ -89,6 +90,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const locale: Locale = isLocale(facts.person.locale) ? facts.person.locale : 'es';
   const t = messages(locale).mail;
   const day = formatDay(intent.slot_date, locale);
+  const zone = zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, locale);
   const ics = consultationIcs({ intentId: intent.id, confirmedAt: facts.confirmedAt, date: intent.slot_date, startTime: intent.start_time, endTime: intent.end_time, lawyer, siteUrl, link, locale });
   const receipt: OutgoingMail = {
     kind: RECEIPT_KIND,
@@ -127,7 +129,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
       n.intro,
       '',
       table([
-        [n.when, n.whenValue(lawyerDay, start, end, zone)],
+        [n.when, n.whenValue(lawyerDay, start, end, zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, 'es'))],
         [n.client, facts.person.email],
         [n.fee, euros(price.totalCents, 'es')],
         [`  ${n.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, 'es')],

@@ -3,7 +3,8 @@
 // - [data-countdown] counts down to its data-deadline (ISO) each second.
 (function () {
   'use strict';
-  var lang = document.documentElement.lang === 'en' ? 'en-GB' : 'es-ES';
+  // The page's language as Intl writes it (src/i18n/locales.ts has the same table).
+  var lang = { es: 'es-ES', en: 'en-GB' }[document.documentElement.lang] || document.documentElement.lang || 'es-ES';
   document.querySelectorAll('time[data-local]').forEach(function (el) {
     var when = new Date(el.getAttribute('datetime'));
     if (isNaN(when.getTime())) return;

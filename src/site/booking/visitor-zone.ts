@@ -6,6 +6,7 @@
  * text: anything that is not a name Intl knows is ignored (never an error page).
  */
 import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
+import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 
 /** The cookie that remembers the visitor's zone (strictly necessary: docs/site.md, "Booking path"). */
 export const ZONE_COOKIE = 'consulta_tz';
@@ -38,7 +39,6 @@ export function validZone(value: unknown): string | null {
 export const CHOOSER_ZONES = [
   'Europe/Madrid',
   'Atlantic/Canary',
-  'Africa/Ceuta',
   'Europe/London',
   'Europe/Lisbon',
   'Europe/Paris',
@@ -66,23 +66,19 @@ export const CHOOSER_ZONES = [
   'UTC',
 ] as const;
 
-/** Spain's zones as Spaniards say them; the rest by Intl's generic name and the zone's city. */
-const SPOKEN: Record<string, { es: string; en: string }> = {
-  'Europe/Madrid': { es: 'hora peninsular', en: 'peninsular Spain time' },
-  'Atlantic/Canary': { es: 'hora de Canarias', en: 'Canary Islands time' },
-  'Africa/Ceuta': { es: 'hora de Ceuta y Melilla', en: 'Ceuta and Melilla time' },
-  UTC: { es: 'hora universal (UTC)', en: 'Coordinated Universal Time (UTC)' },
-};
-
 const names = new Map<string, string>();
 // Generic names depend on the date asked about (Kyiv was on Moscow time in 1970): a recent one.
 const NAMED_AT = new Date(Date.UTC(2026, 0, 15));
 
-/** "hora peninsular", "hora de Canarias", "hora de Marruecos (Casablanca)", "Colombia Standard Time (Bogota)". */
+/**
+ * "hora peninsular", "hora de Canarias" (the catalogue's names, `reference.zones`, as everywhere
+ * on the site); any other zone by Intl's generic name and its city, so two zones of one name
+ * stay apart in the chooser: "hora de Marruecos (Casablanca)", "Colombia Standard Time (Bogota)".
+ */
 export function zoneName(zone: string, locale: string): string {
-  const lang = locale === 'es' ? 'es' : 'en';
-  const spoken = SPOKEN[zone];
-  if (spoken) return spoken[lang];
+  const lang: Locale = isLocale(locale) ? locale : 'en';
+  const known = messages(lang).reference.zones[zone];
+  if (known) return known;
   const key = `${lang}|${zone}`;
   let name = names.get(key);
   if (name === undefined) {

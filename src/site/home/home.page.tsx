@@ -3,6 +3,7 @@ import type { LawyerSummary } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, Select, euros } from '../ui/components.tsx';
 import { formatDay } from '../../i18n/format.ts';
+import { practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export interface SearchFormValues {
@@ -75,7 +76,7 @@ function Results({ ctx, results }: { ctx: SiteContext; results: NonNullable<Home
               <a href={`/lawyers/${l.id}`}>{l.name}</a>
             </h3>
             <p class="meta">
-              {l.city} · {l.practice_areas.map((a) => a.name).join(', ')}
+              {l.city} · {l.practice_areas.map((a) => practiceAreaName(ctx.locale, a.slug, a.name)).join(', ')}
             </p>
             <p>
               <span class="price">{euros(l.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation}

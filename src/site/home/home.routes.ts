@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
 import { SearchQuerySchema, type SearchQuery, type SearchResponse } from '../../contract/directory.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
-import { languageByCode } from '../../domain/directory/languages.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { PracticeAreaNode, ReferenceData } from '../../domain/directory/reference.service.ts';
 import type { Locale } from '../../i18n/index.ts';
+import { capitalized, languageName, practiceAreaName } from '../../i18n/reference.ts';
 import { createAjv, toFieldErrors } from '../../domain/validation.ts';
 import { HomePage, type SearchFormValues } from './home.page.tsx';
 
@@ -15,9 +15,9 @@ const COMMON_LANGUAGES = ['es', 'en', 'ar', 'fr', 'ro', 'uk', 'ru', 'zh', 'pt', 
 
 const SEARCH_FIELDS = ['city', 'practice_area', 'language', 'min_fee_eur', 'max_fee_eur', 'sort', 'page'] as const;
 
-/** The practice-area tree as select options, children indented under their parent. */
-function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number): Array<{ value: string; label: string }> {
-  return nodes.flatMap((n) => [{ value: n.slug, label: `${'— '.repeat(depth)}${n.name}` }, ...flattenAreas(n.children, depth + 1)]);
+/** The practice-area tree as select options in the page's language, children indented under their parent. */
+function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number, locale: Locale): Array<{ value: string; label: string }> {
+  return nodes.flatMap((n) => [{ value: n.slug, label: `${'— '.repeat(depth)}${practiceAreaName(locale, n.slug, n.name)}` }, ...flattenAreas(n.children, depth + 1, locale)]);
 }
 
 type Option = { value: string; label: string };
@@ -34,11 +34,8 @@ function lists(ref: ReferenceData, locale: Locale): Lists {
     const byName = (a: Option, b: Option) => collator.compare(a.label, b.label);
     out = {
       cities: ref.cities.filter((c) => c.lawyer_count > 0).map((c) => ({ value: c.slug, label: c.name })).sort(byName),
-      areas: flattenAreas(ref.practiceAreaTree, 0),
-      languages: COMMON_LANGUAGES.map((code) => languageByCode(code))
-        .filter((l) => l !== undefined)
-        .map((l) => ({ value: l.code, label: locale === 'es' ? l.es : l.name }))
-        .sort(byName),
+      areas: flattenAreas(ref.practiceAreaTree, 0, locale),
+      languages: COMMON_LANGUAGES.map((code) => ({ value: code, label: capitalized(locale, languageName(locale, code)) })).sort(byName),
     };
     byLocale.set(locale, out);
   }

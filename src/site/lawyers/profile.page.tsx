@@ -3,6 +3,7 @@ import type { LawyerProfile } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { euros } from '../ui/components.tsx';
 import { formatDay } from '../../i18n/format.ts';
+import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
 export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: LawyerProfile }) {
@@ -11,7 +12,7 @@ export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: Lawy
     <Layout ctx={ctx} title={p.name}>
       <h1>{p.name}</h1>
       <p class="meta">
-        {p.city} · {t.lawyer.speaks(p.languages.join(', '))}
+        {p.city} · {t.lawyer.speaks(listOf(ctx.locale, p.languages.map((code) => languageName(ctx.locale, code))))}
       </p>
       <p>
         <span class="price">{euros(p.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation}
@@ -28,7 +29,7 @@ export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: Lawy
       <ul>
         {p.practice_areas.map((a) => (
           <li>
-            {a.name}
+            {practiceAreaName(ctx.locale, a.slug, a.name)}
             {a.is_primary ? <small> ({t.lawyer.mainArea})</small> : null}
           </li>
         ))}

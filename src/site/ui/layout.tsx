@@ -1,7 +1,9 @@
 /** The page frame shared by every site page: header, language switcher, main, footer. */
 import type { ComponentChildren } from 'preact';
 import type { SiteContext } from '../context.ts';
+import { textDirection } from '../../i18n/index.ts';
 import { CsrfField } from './components.tsx';
+import { AlternateLinks, LanguageLinks } from './languages.tsx';
 
 export interface LayoutProps {
   ctx: SiteContext;
@@ -9,29 +11,25 @@ export interface LayoutProps {
   /** Which nav entry is the current page. */
   section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard';
   narrow?: boolean;
+  /** No `hreflang` alternates (error pages: the address is not a page in any language). */
+  noAlternates?: boolean;
   children: ComponentChildren;
 }
 
-/** `path` with `lang=<locale>` set, keeping the rest of its query. */
-export function withLang(path: string, locale: string): string {
-  const [p, q = ''] = path.split('?', 2) as [string, string?];
-  const params = new URLSearchParams(q);
-  params.set('lang', locale);
-  return `${p}?${params.toString()}`;
-}
+export { withLang } from './languages.tsx';
 
-export function Layout({ ctx, title, section, narrow, children }: LayoutProps) {
+export function Layout({ ctx, title, section, narrow, noAlternates, children }: LayoutProps) {
   const { t } = ctx;
-  const other = ctx.locale === 'es' ? 'en' : 'es';
   const current = (s: LayoutProps['section']) => (s === section ? ('page' as const) : undefined);
   return (
-    <html lang={ctx.locale}>
+    <html lang={ctx.locale} dir={textDirection(ctx.locale)}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <title>{`${title} · ${t.common.siteName}`}</title>
         <link rel="icon" href={ctx.asset('favicon.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={ctx.asset('site.css')} />
+        <AlternateLinks ctx={ctx} none={noAlternates} />
         <script src={ctx.asset('site.js')} defer></script>
       </head>
       <body>
@@ -53,7 +51,7 @@ export function Layout({ ctx, title, section, narrow, children }: LayoutProps) {
               ) : (
                 <a href={`/sign-in?return_to=${encodeURIComponent(ctx.path)}`} aria-current={current('sign-in')}>{t.layout.signIn}</a>
               )}
-              <a class="lang" href={withLang(ctx.path, other)} hreflang={other} lang={other}>{t.lang.switchTo}</a>
+              <LanguageLinks ctx={ctx} />
             </nav>
           </div>
         </header>

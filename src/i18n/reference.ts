@@ -1,0 +1,73 @@
+/**
+ * Reference names as people read them, in the page's language: practice areas, languages and
+ * time zones. The API and MCP keep their contract fields (English area names, ISO codes, IANA
+ * zones); these are for the site and the emails only. Pure functions; Intl objects are built
+ * once per language and kept (building one costs far more than using it).
+ */
+import { messages, type Locale } from './index.ts';
+import { intlTag } from './locales.ts';
+
+/**
+ * A practice area's name in `locale`: the catalogue's translation of its slug; an area the
+ * catalogue does not know (added to the data after the catalogue) shows `fallback`, its stored
+ * name. The completeness test keeps every seeded area translated.
+ */
+export function practiceAreaName(locale: Locale, slug: string, fallback: string): string {
+  return (messages(locale).reference.areas as Record<string, string>)[slug] ?? fallback;
+}
+
+const languageNames = new Map<Locale, Intl.DisplayNames>();
+
+/**
+ * An ISO 639 language code as a name in `locale` ("ar" → "árabe" / "Arabic"), by
+ * Intl.DisplayNames; a code Intl does not know is shown as it is.
+ */
+export function languageName(locale: Locale, code: string): string {
+  let names = languageNames.get(locale);
+  if (!names) languageNames.set(locale, (names = new Intl.DisplayNames([intlTag(locale)], { type: 'language', fallback: 'code' })));
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    // A malformed code (the data is checked on import, but never let a name break a page).
+    return code;
+  }
+}
+
+/** "árabe" → "Árabe": for list entries and labels, where a sentence does not carry the name. */
+export function capitalized(locale: Locale, text: string): string {
+  return text.charAt(0).toLocaleUpperCase(intlTag(locale)) + text.slice(1);
+}
+
+/** Names joined as the language lists them: "español, inglés y árabe" / "Spanish, English and Arabic". */
+export function listOf(locale: Locale, items: readonly string[]): string {
+  let f = lists.get(locale);
+  if (!f) lists.set(locale, (f = new Intl.ListFormat(intlTag(locale), { style: 'long', type: 'conjunction' })));
+  return f.format(items);
+}
+const lists = new Map<Locale, Intl.ListFormat>();
+
+const zoneNames = new Map<string, string>();
+
+/**
+ * A time zone as people say it: the lawyers' zones by the catalogue ("hora peninsular",
+ * "hora de Canarias"); any other zone (a visitor's, say) by Intl's generic name in `locale`
+ * ("hora de Colombia", "Morocco Time"), or the IANA id if Intl cannot name it. This is the one
+ * function pages and emails call to name a zone.
+ */
+export function zoneName(locale: Locale, timeZone: string): string {
+  const known = messages(locale).reference.zones[timeZone];
+  if (known) return known;
+  const id = `${locale}|${timeZone}`;
+  let out = zoneNames.get(id);
+  if (out === undefined) {
+    try {
+      const parts = new Intl.DateTimeFormat(intlTag(locale), { timeZone, timeZoneName: 'longGeneric' }).formatToParts(new Date(0));
+      out = parts.find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
+    } catch {
+      out = timeZone;
+    }
+    // Bounded: zones come from browsers, and there are only a few hundred real ones.
+    if (zoneNames.size < 1000) zoneNames.set(id, out);
+  }
+  return out;
+}
