@@ -46,6 +46,7 @@ import { confirmArea } from './site/booking/confirm.routes.ts';
 import { ConsultationsService } from './domain/booking/consultations.service.ts';
 import { badRequestPage, siteCookies, sitePlugin } from './site/plugin.ts';
 import { accountArea } from './site/account/account.routes.ts';
+import { zoneArea } from './site/booking/zone.routes.ts';
 import { SessionService } from './domain/identity/session.service.ts';
 import { SignInService } from './domain/identity/sign-in.service.ts';
 import { opsRoutes } from './site/ops.routes.ts';
@@ -432,7 +433,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       docsArea(config),
       testModeArea,
       confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
-      accountArea({ config, cookies, signIn, sessions, consultations }),
+      accountArea({ config, cookies, signIn, sessions, consultations, holds: { payments, directory } }),
+      zoneArea({ cookies }),
       overviewArea(dashboard),
       keysArea(dashboard),
       webhooksArea(dashboard),

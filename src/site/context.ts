@@ -23,6 +23,11 @@ export interface SiteContext {
   /** The site's origin (`SITE_URL`), for absolute links such as the `hreflang` alternates. */
   origin: string;
   requestId: string;
+  /**
+   * The visitor's IANA time zone when known (the `consulta_tz` cookie, validated), for showing
+   * their own time beside the lawyer's on the booking path (src/site/booking/visitor-zone.ts).
+   */
+  zone?: string | null;
   /** A CSRF token for this page's forms (sets its secret cookie on first use). */
   csrfToken(): string;
   asset(name: string): string;

@@ -19,6 +19,7 @@ import { DomainError, ERROR_CODES } from '../domain/errors.ts';
 import { methodNotAllowed, problemErrorHandler, registerUnrouted, sendUnrouted, type AllowedMethods } from '../http/problem.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../i18n/index.ts';
 import { SiteAssets } from './assets.ts';
+import { validZone, ZONE_COOKIE } from './booking/visitor-zone.ts';
 import type { SiteContext, SiteUser } from './context.ts';
 import { ErrorPage } from './ui/pages.tsx';
 import { h } from 'preact';
@@ -89,7 +90,7 @@ function render(vnode: AnyVNode): string {
 export function bareContext(request: FastifyRequest, assets: SiteAssets, cookies: SiteCookies, origin: string): SiteContext {
   const query = request.query as Record<string, unknown> | undefined;
   const locale = negotiateLocale({ query: query?.lang, cookie: request.cookies?.[cookies.lang], acceptLanguage: request.headers['accept-language'] });
-  return { locale, t: messages(locale), user: null, session: null, path: '/', origin, requestId: request.id, csrfToken: () => '', asset: (n) => assets.url(n) };
+  return { locale, t: messages(locale), user: null, session: null, path: '/', origin, requestId: request.id, zone: validZone(request.cookies?.[ZONE_COOKIE]), csrfToken: () => '', asset: (n) => assets.url(n) };
 }
 
 /** The path and query of the request without `lang`. */
@@ -140,7 +141,8 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     const ctx = this.request.site;
     const send = (html: string | Buffer) => this.code(200).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(html);
     if (ctx.user) return send(render(build(ctx, freshOnce())));
-    const variant = `${ctx.locale} ${this.request.url}`;
+    // The visitor's zone changes the times a page shows (booking path): part of the variant.
+    const variant = `${ctx.locale} ${ctx.zone ?? ''} ${this.request.url}`;
     let variants = rendered.get(key);
     if (!variants) rendered.set(key, (variants = new Map()));
     let page = variants.get(variant);
@@ -184,6 +186,7 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       path: pagePath(request.url),
       origin,
       requestId: request.id,
+      zone: validZone(request.cookies[ZONE_COOKIE]),
       csrfToken: () => (token ??= reply.generateCsrf()),
       asset: (name) => assets.url(name),
     };

@@ -38,6 +38,8 @@ for (const target of databaseTargets()) {
       const post = async (url: string, form: Record<string, string>) => note(`POST ${url}`, await browser.post(url, form));
 
       for (const url of ['/', '/?city=madrid', '/?lang=en', `/lawyers/${lawyerId}`, `/lawyers/${lawyerId}/book`, '/help', '/legal/privacy', '/docs/errors', '/no/such/page']) await get(url);
+      // The time-zone chooser (the form a visitor without JavaScript uses) remembers the zone.
+      assert.equal((await post('/time-zone', { zone: 'America/Bogota', return_to: `/lawyers/${lawyerId}/book` })).statusCode, 303);
       await get('/contact');
       assert.equal((await post('/contact', { name: 'Ana', email: 'ana-cookies@example.com', topic: 'other', message: 'Just checking the cookies.' })).statusCode, 303);
       await get('/sign-in?return_to=%2Faccount');

@@ -201,7 +201,7 @@ for (const target of databaseTargets()) {
         for (const l of LOCALES) assert.ok(profile.includes(`<link rel="alternate" hreflang="${l}" href="${site}/lawyers/${lawyer}?lang=${l}"/>`), `the profile in ${l}`);
 
         const book = await page(await browser.get(`/lawyers/${lawyer}/book`), 200, 'free times');
-        assert.ok(text(book).includes(t.book.zoneNote(canary)), 'the zone as people say it');
+        assert.ok(text(book).includes(t.bookingPath.timesNote(canary)), 'the zone as people say it');
         const slot = /name="slot" value="([^"]+)"/.exec(book)?.[1];
         assert.ok(slot, 'a free time to choose');
         const held = await browser.post(`/lawyers/${lawyer}/book`, { ...hiddenFields(book, /\/book$/), slot });
@@ -210,8 +210,8 @@ for (const target of databaseTargets()) {
         assert.match(confirmPath, /^\/confirm\//);
 
         const hold = await page(await browser.get(confirmPath), 200, 'hold');
-        assert.ok(text(hold).includes(`${t.confirm.heldFor} ${t.confirm.minutes(15)} (`), 'the countdown is labelled as time left');
-        assert.ok(text(hold).includes(t.confirm.lawyerTime(canary)));
+        assert.ok(text(hold).includes(`${t.bookingPath.timeLeftLabel} ${t.bookingPath.minutesLeft(15)} `), 'the countdown is labelled as time left');
+        assert.ok(text(hold).includes(t.bookingPath.lawyerZone(canary)));
         assert.doesNotMatch(hold, /rel="alternate"/, 'a capability link has no alternates');
 
         const signInPage = await page(await browser.get(`/sign-in?return_to=${encodeURIComponent(confirmPath)}`), 200, 'sign-in');

@@ -119,6 +119,43 @@ export class SignInService {
     return { challengeId: id, browserSecret };
   }
 
+  /**
+   * The browser's own pending sign-in, for the code page: where the code went, where the person
+   * is going, and how many more codes this address may be sent this hour. Null unless the browser
+   * holds the challenge's secret and the challenge can still be used.
+   */
+  async pending(input: { challengeId: string; browserSecret: string }): Promise<{ email: string; returnTo: string | null; expiresAt: string; sendsLeft: number; sendsPerHour: number } | null> {
+    const challenge = /^[0-9a-f-]{36}$/.test(input.challengeId) ? await findChallenge(this.deps.database.db, input.challengeId) : undefined;
+    if (!challenge || this.deadReason(challenge) || !sameHex(sha256(input.browserSecret), challenge.browser_hash)) return null;
+    return { email: challenge.email, returnTo: challenge.return_to, expiresAt: challenge.expires_at, ...(await this.sendsLeft(challenge.email)) };
+  }
+
+  /** How many more codes the address may be sent in this hour's window (the per-address limit). */
+  private async sendsLeft(email: string): Promise<{ sendsLeft: number; sendsPerHour: number }> {
+    const hour = SIGN_IN_LIMITS.sendsPerEmail.find((r) => r.id === 'hour')!;
+    try {
+      const windows = await this.deps.limiter.peek(`signin:email:${sha256(email)}`, SIGN_IN_LIMITS.sendsPerEmail, this.deps.clock.now().getTime());
+      return { sendsLeft: Math.max(0, Math.min(...windows.map((w) => w.remaining))), sendsPerHour: hour.limit };
+    } catch (err) {
+      // The store is down: sends are let through (start), so say the hour's full allowance.
+      this.deps.onLimiterError?.(err);
+      return { sendsLeft: hour.limit, sendsPerHour: hour.limit };
+    }
+  }
+
+  /**
+   * "Send a new code" from the code page: a new challenge to the same address, for the same
+   * return path, under the same limits as `start` (over them: `rate_limited`, and the earlier
+   * code keeps working). Only the browser holding the challenge's secret may ask; null otherwise.
+   */
+  async resend(input: { challengeId: string; browserSecret: string; ip: string; locale: Locale }): Promise<{ challengeId: string; browserSecret: string; email: string } | null> {
+    const challenge = /^[0-9a-f-]{36}$/.test(input.challengeId) ? await findChallenge(this.deps.database.db, input.challengeId) : undefined;
+    // A used challenge cannot be resent (the person is signed in); an expired or locked one can.
+    if (!challenge || challenge.consumed_at !== null || !sameHex(sha256(input.browserSecret), challenge.browser_hash)) return null;
+    const started = await this.start({ email: challenge.email, ip: input.ip, locale: input.locale, returnTo: challenge.return_to });
+    return { ...started, email: challenge.email };
+  }
+
   /** Checks a typed code against the challenge. */
   async verifyCode(input: { challengeId: string; code: string; ip: string; userAgent?: string }): Promise<SignInResult> {
     await this.limit(`signin:attempt:${input.ip}`, SIGN_IN_LIMITS.attemptsPerAddress);

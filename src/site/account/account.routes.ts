@@ -17,6 +17,7 @@ import { requireUser } from '../guards.ts';
 import type { SiteCookies } from '../plugin.ts';
 import { ConsultationPage, ConsultationsPage } from './consultations.page.tsx';
 import { CodePage, SignInPage } from './sign-in.page.tsx';
+import { holdForReturnTo, type HoldDeps } from '../booking/hold.ts';
 
 export interface AccountAreaDeps {
   config: Config;
@@ -24,6 +25,8 @@ export interface AccountAreaDeps {
   signIn: SignInService;
   sessions: SessionService;
   consultations: ConsultationsService;
+  /** Loads the held booking a sign-in is for, shown on the code page (w/booking). */
+  holds?: HoldDeps;
 }
 
 const SIGN_IN_COOKIE_SECONDS = 10 * 60;
@@ -49,7 +52,7 @@ export function sessionCookie(config: Pick<Config, 'sessionMaxDays'>, cookies: S
   };
 }
 
-export function accountArea({ config, cookies, signIn, sessions, consultations }: AccountAreaDeps) {
+export function accountArea({ config, cookies, signIn, sessions, consultations, holds }: AccountAreaDeps) {
   const cookieBase = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: cookies.secure };
   const session = sessionCookie(config, cookies);
 
@@ -64,6 +67,21 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
     session.set(reply, result.session.token);
     reply.clearCookie(cookies.signIn, cookieBase);
     return reply.code(303).redirect(safeReturnTo(result.returnTo) ?? '/consultations');
+  };
+
+  /**
+   * The code page's view of this browser's pending sign-in: the challenge, the address the code
+   * went to, how many more codes may be sent, and — when the sign-in is for a hold — the booking.
+   */
+  const codeProps = async (request: FastifyRequest) => {
+    const mine = pending(request);
+    const info = mine ? await signIn.pending(mine) : null;
+    const hold = info && holds ? await holdForReturnTo(holds, info.returnTo) : null;
+    return {
+      ctx: request.site,
+      challengeId: mine?.challengeId ?? null,
+      booking: info ? { email: info.email, sendsLeft: info.sendsLeft, sendsPerHour: info.sendsPerHour, hold } : null,
+    };
   };
 
   return async (site: FastifyInstance) => {
@@ -90,8 +108,26 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
       }
     });
 
-    site.get('/sign-in/code', { schema: { hide: true } }, async (request, reply) => {
-      return reply.page(h(CodePage, { ctx: request.site, challengeId: pending(request)?.challengeId ?? null }));
+    site.get<{ Querystring: { resent?: string } }>('/sign-in/code', { schema: { hide: true } }, async (request, reply) => {
+      const props = await codeProps(request);
+      return reply.page(h(CodePage, { ...props, resent: request.query.resent !== undefined }));
+    });
+
+    // "Send a new code": the same address and return path, under the sign-in limits.
+    site.post('/sign-in/resend', { schema: { hide: true } }, async (request, reply) => {
+      const mine = pending(request);
+      if (!mine) return reply.code(303).redirect('/sign-in/code');
+      try {
+        const again = await signIn.resend({ ...mine, ip: request.ip, locale: request.site.locale });
+        if (!again) return reply.code(303).redirect('/sign-in/code');
+        reply.setCookie(cookies.signIn, `${again.challengeId}.${again.browserSecret}`, { ...cookieBase, maxAge: SIGN_IN_COOKIE_SECONDS });
+        return reply.code(303).redirect('/sign-in/code?resent=1');
+      } catch (err) {
+        if (!(err instanceof DomainError && err.code === 'rate_limited')) throw err;
+        if (err.headers) reply.headers(err.headers);
+        const minutes = Math.max(1, Math.ceil(Number(err.headers?.['retry-after'] ?? 60) / 60));
+        return reply.page(h(CodePage, { ...(await codeProps(request)), tooMany: minutes }), 429);
+      }
     });
 
     site.post<{ Body: Record<string, unknown> }>('/sign-in/code', { schema: { hide: true } }, async (request, reply) => {
@@ -102,7 +138,7 @@ export function accountArea({ config, cookies, signIn, sessions, consultations }
       const result = await signIn.verifyCode({ challengeId, code, ip: request.ip, userAgent: request.headers['user-agent'] });
       if (result.ok) return finish(reply, result);
       const status = result.reason === 'wrong_code' ? 422 : 400;
-      return reply.page(h(CodePage, { ctx: request.site, challengeId, problem: result.reason, attemptsLeft: result.attemptsLeft }), status);
+      return reply.page(h(CodePage, { ...(await codeProps(request)), challengeId, problem: result.reason, attemptsLeft: result.attemptsLeft }), status);
     });
 
     site.get<{ Params: { token: string } }>('/sign-in/link/:token', { schema: { hide: true } }, async (request, reply) => {

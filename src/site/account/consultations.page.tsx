@@ -3,8 +3,15 @@ import type { Consultation } from '../../domain/booking/consultations.service.ts
 import type { SiteContext } from '../context.ts';
 import { PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime } from '../../i18n/format.ts';
-import { zoneName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
+import { holdInstants } from '../booking/confirm.page.tsx';
+import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
+
+/** The consultation's time in the lawyer's zone, and in the visitor's when it differs. */
+function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
+  const { startMs, endMs } = holdInstants({ startsAtIso: c.startsAt, startTime: c.startTime, endTime: c.endTime });
+  return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}, ${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
+}
 
 function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { t } = ctx;
@@ -14,7 +21,7 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
         <a href={`/consultations/${c.id}`}>{c.lawyer.name}</a>
       </h3>
       <p>
-        {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(zoneName(ctx.locale, c.lawyer.timezone))})</span>
+        <When ctx={ctx} c={c} />
       </p>
       <p class="meta">
         {t.account.paid}: {euros(c.quote.totalCents, ctx.locale)}
@@ -33,6 +40,7 @@ export function ConsultationsPage({ ctx, upcoming, past }: { ctx: SiteContext; u
   return (
     <Layout ctx={ctx} title={t.account.title} section="consultations">
       <h1>{t.account.title}</h1>
+      {upcoming.length + past.length > 0 ? <ZoneChooser ctx={ctx} lawyerZone={(upcoming[0] ?? past[0])!.lawyer.timezone} reload /> : null}
       {upcoming.length === 0 && past.length === 0 ? (
         <p>
           {t.account.none} <a href="/">{t.account.findOne}</a>
@@ -65,6 +73,7 @@ export function ConsultationsPage({ ctx, upcoming, past }: { ctx: SiteContext; u
           {t.account.signOutEverywhere}
         </button>
       </PostForm>
+      <BookingScript ctx={ctx} />
     </Layout>
   );
 }
@@ -81,15 +90,12 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         </dd>
         <dt>{t.confirm.when}</dt>
         <dd>
-          {formatDay(c.date, ctx.locale)}, {formatTime(c.startTime)}–{formatTime(c.endTime)} <span class="meta">({t.confirm.lawyerTime(zoneName(ctx.locale, c.lawyer.timezone))})</span>
-          <br />
-          <time data-local datetime={c.startsAt}>
-            <span class="meta" data-local-out data-prefix={t.confirm.yourTime} hidden></span>
-          </time>
+          <When ctx={ctx} c={c} />
         </dd>
         <dt>{t.account.paid}</dt>
         <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
       </dl>
+      <ZoneChooser ctx={ctx} lawyerZone={c.lawyer.timezone} reload />
       <p>
         <a class="button" href={`/consultations/${c.id}.ics`} download>
           {t.account.addToCalendar}
@@ -98,6 +104,7 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
       <p>
         <a href="/consultations">← {t.account.title}</a>
       </p>
+      <BookingScript ctx={ctx} />
     </Layout>
   );
 }

@@ -6,9 +6,10 @@
 import type { ComponentChildren } from 'preact';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
-import { Field, Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatInstant, formatTime } from '../../i18n/format.ts';
-import { zoneName } from '../../i18n/reference.ts';
+import { CsrfField, Field, Notice, PostForm, euros } from '../ui/components.tsx';
+import { formatDay, formatTime } from '../../i18n/format.ts';
+import { timeIn, zoneName } from './visitor-zone.ts';
+import { BookingScript, BothTimes, ZoneChooser } from './zone.tsx';
 import { Layout } from '../ui/layout.tsx';
 import { SignInPage } from '../account/sign-in.page.tsx';
 
@@ -24,10 +25,38 @@ export interface HoldSummary {
   secondsLeft: number;
 }
 
-/** Lawyer, time (lawyer's zone, and the visitor's with JavaScript), price breakdown, time left. */
-export function HoldFacts({ ctx, hold, showTimeLeft, paid }: { ctx: SiteContext; hold: HoldSummary; showTimeLeft: boolean; paid?: boolean }) {
+/** Milliseconds from midnight of an `HH:MM:SS` time. */
+const msOf = (time: string) => (Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5))) * 60_000;
+
+/** The hold's start and end instants. */
+export function holdInstants(hold: Pick<HoldSummary, 'startsAtIso' | 'startTime' | 'endTime'>): { startMs: number; endMs: number } {
+  const startMs = Date.parse(hold.startsAtIso);
+  return { startMs, endMs: startMs + msOf(hold.endTime) - msOf(hold.startTime) };
+}
+
+/**
+ * The time left to confirm: "14 minutes left" from the server, "14:59 left" each second with
+ * booking.js; and the moment it ends, in the visitor's zone when known (else the lawyer's).
+ */
+export function TimeLeft({ ctx, hold }: { ctx: SiteContext; hold: HoldSummary }) {
+  const b = ctx.t.bookingPath;
+  const zone = ctx.zone ?? hold.lawyer.timezone;
+  return (
+    <>
+      <span class="countdown" data-time-left data-seconds={Math.max(0, hold.secondsLeft)} data-template={b.timeLeft}>
+        {b.minutesLeft(Math.max(0, Math.floor(hold.secondsLeft / 60)))}
+      </span>
+      <span class="meta kept-until">{b.keptUntil(timeIn(Date.parse(hold.expiresAtIso), zone, ctx.locale), zoneName(zone, ctx.locale))}</span>
+    </>
+  );
+}
+
+/** Lawyer, time (lawyer's zone, and the visitor's when it differs), price breakdown, time left. */
+export function HoldFacts({ ctx, hold, showTimeLeft, paid, compact }: { ctx: SiteContext; hold: HoldSummary; showTimeLeft: boolean; paid?: boolean; compact?: boolean }) {
   const { t } = ctx;
+  const b = t.bookingPath;
   const q = hold.quote;
+  const { startMs, endMs } = holdInstants(hold);
   return (
     <>
       <dl class="facts">
@@ -37,25 +66,33 @@ export function HoldFacts({ ctx, hold, showTimeLeft, paid }: { ctx: SiteContext;
         </dd>
         <dt>{t.confirm.when}</dt>
         <dd>
-          {formatDay(hold.date, ctx.locale)}, {formatTime(hold.startTime)}–{formatTime(hold.endTime)}
-          <span class="meta"> ({t.confirm.lawyerTime(zoneName(ctx.locale, hold.lawyer.timezone))})</span>
-          <br />
-          <time data-local datetime={hold.startsAtIso}>
-            <span class="meta" data-local-out data-prefix={t.confirm.yourTime} hidden></span>
-          </time>
+          <BothTimes ctx={ctx} lawyerZone={hold.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(hold.date, ctx.locale)}, ${formatTime(hold.startTime)}–${formatTime(hold.endTime)}`} />
         </dd>
         {showTimeLeft ? (
           <>
-            <dt>{t.confirm.heldFor}</dt>
+            <dt>{b.timeLeftLabel}</dt>
             <dd>
-              <span class="countdown" data-countdown data-deadline={hold.expiresAtIso}>
-                {t.confirm.minutes(Math.max(0, Math.floor(hold.secondsLeft / 60)))}
-              </span>{' '}
-              <span class="meta">({t.confirm.until(formatInstant(hold.expiresAtIso, hold.lawyer.timezone, ctx.locale))})</span>
+              <TimeLeft ctx={ctx} hold={hold} />
             </dd>
           </>
         ) : null}
+        {compact ? (
+          <>
+            <dt>{paid ? t.account.paid : t.confirm.youPay}</dt>
+            <dd>{euros(q.totalCents, ctx.locale)}</dd>
+          </>
+        ) : null}
       </dl>
+      {compact ? null : <PriceBreakdown ctx={ctx} quote={q} paid={paid} />}
+    </>
+  );
+}
+
+/** What the person pays, and how it splits between the lawyer and Consulta. */
+export function PriceBreakdown({ ctx, quote: q, paid }: { ctx: SiteContext; quote: Quote; paid?: boolean }) {
+  const { t } = ctx;
+  return (
+    <>
       <table class="breakdown">
         <caption class="visually-hidden">{t.confirm.priceCaption}</caption>
         <tbody>
@@ -146,6 +183,7 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
       <h1>{state === 'confirmed' ? t.confirm.titleConfirmed : t.confirm.title}</h1>
       {status}
       <HoldFacts ctx={ctx} hold={hold} showTimeLeft={state === 'payable' || state === 'in_progress'} paid={state === 'confirmed'} />
+      <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload />
       {state === 'payable' ? (
         ctx.user ? (
           <p>
@@ -167,74 +205,187 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
           </section>
         )
       ) : null}
+      <BookingScript ctx={ctx} />
     </Layout>
   );
 }
 
 export type CardError = 'card_declined' | 'insufficient_funds' | 'expired_card' | 'invalid_number' | 'invalid_expiry' | 'invalid_cvc';
 
+/** What the card form keeps after a server error: everything typed except the CVC. */
+export interface CardValues {
+  number?: string;
+  expiry?: string;
+  name?: string;
+}
+
+/** The card's network from its first digits (shown beside the number; booking.js does the same as it is typed). */
+export function cardBrand(number: string): string | null {
+  const d = number.replace(/\D/g, '');
+  if (/^4/.test(d)) return 'Visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(d)) return 'Mastercard';
+  if (/^3[47]/.test(d)) return 'American Express';
+  if (/^(6011|65|64[4-9])/.test(d)) return 'Discover';
+  if (/^3(0[0-5]|[689])/.test(d)) return 'Diners Club';
+  if (/^35/.test(d)) return 'JCB';
+  return null;
+}
+
+/** A card number in groups as printed: 4-4-4-4 (American Express 4-6-5). */
+export function groupCardNumber(number: string): string {
+  const d = number.replace(/\D/g, '').slice(0, 19);
+  const groups = /^3[47]/.test(d) ? [4, 6, 5] : [4, 4, 4, 4, 3];
+  const out: string[] = [];
+  let at = 0;
+  for (const g of groups) {
+    if (at >= d.length) break;
+    out.push(d.slice(at, at + g));
+    at += g;
+  }
+  return out.join(' ');
+}
+
 export interface PayPageProps {
   ctx: SiteContext;
   hold: HoldSummary;
   provider: 'demo' | 'stripe';
   error?: CardError | null;
-  values?: { expiry?: string; name?: string };
+  values?: CardValues;
 }
 
-/** The payment step: the demo card form on our origin, or the button to Stripe's hosted Checkout. */
+/** The field a server-side card error belongs to. */
+function errorField(error: CardError): 'number' | 'expiry' | 'cvc' {
+  if (error === 'invalid_expiry' || error === 'expired_card') return 'expiry';
+  if (error === 'invalid_cvc') return 'cvc';
+  return 'number';
+}
+
+/** A labelled card input (like Field) that booking.js formats and checks: `data-card` names it. */
+function CardInput(p: { name: 'number' | 'expiry' | 'cvc'; label: string; hint?: string; error?: string | null; value?: string; autocomplete: string; maxLength: number; placeholder?: string; children?: ComponentChildren }) {
+  const id = `f-${p.name}`;
+  const describedBy = [p.hint || p.children ? `${id}-hint` : null, p.error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      <input
+        id={id}
+        name={p.name}
+        type="text"
+        value={p.value ?? ''}
+        required
+        autocomplete={p.autocomplete}
+        inputmode="numeric"
+        maxLength={p.maxLength}
+        placeholder={p.placeholder}
+        spellcheck={false}
+        data-card={p.name}
+        aria-invalid={p.error ? 'true' : undefined}
+        aria-describedby={describedBy}
+      />
+      {p.hint || p.children ? (
+        <span class="hint" id={`${id}-hint`}>
+          {p.hint}
+          {p.children}
+        </span>
+      ) : null}
+      {p.error ? <span class="field-error" id={`${id}-error`}>{p.error}</span> : null}
+    </div>
+  );
+}
+
+/**
+ * The payment step: the demo card form on our origin (summary beside it on a desktop, above it on
+ * a phone), or the button to Stripe's hosted Checkout. After a refused card the form comes back
+ * with what was typed — except the CVC — and the error summary, which booking.js focuses.
+ */
 export function PayPage({ ctx, hold, provider, error, values }: PayPageProps) {
   const { t } = ctx;
+  const b = t.bookingPath;
   const total = euros(hold.quote.totalCents, ctx.locale);
-  const fieldError = (field: 'number' | 'expiry' | 'cvc'): string | null => {
-    if (!error) return null;
-    if (field === 'number' && (error === 'invalid_number' || error === 'card_declined' || error === 'insufficient_funds')) return t.pay.errors[error];
-    if (field === 'expiry' && (error === 'invalid_expiry' || error === 'expired_card')) return t.pay.errors[error];
-    if (field === 'cvc' && error === 'invalid_cvc') return t.pay.errors[error];
-    return null;
-  };
+  const field = error ? errorField(error) : null;
+  const fieldError = (name: 'number' | 'expiry' | 'cvc') => (error && field === name ? t.pay.errors[error] : null);
+  const brand = values?.number ? cardBrand(values.number) : null;
+  const legal = (
+    <p class="meta checkout-legal">
+      {b.legal}{' '}
+      <a href="/legal/terms">{b.terms}</a> · <a href="/legal/privacy">{b.privacy}</a> · <a href="/legal/aviso-legal">{b.notice}</a>
+    </p>
+  );
   return (
-    <Layout ctx={ctx} title={t.pay.title} narrow>
+    <Layout ctx={ctx} title={t.pay.title}>
       <h1>{t.pay.title}</h1>
-      <HoldFacts ctx={ctx} hold={hold} showTimeLeft />
-      {error ? (
-        <Notice kind="bad" role="alert">
-          <p>
-            <strong>{t.pay.errors[error]}</strong> {t.pay.notCharged}
-          </p>
-        </Notice>
-      ) : null}
-      {provider === 'demo' ? (
-        <section aria-labelledby="card-heading">
-          <h2 id="card-heading">
-            {t.pay.cardHeading} <span class="badge demo">{t.pay.demoBadge}</span>
-          </h2>
-          <Notice kind="warn">
-            <p>{t.pay.demoExplain}</p>
-            <p class="meta">{t.pay.demoCards}</p>
-          </Notice>
-          <PostForm ctx={ctx} action={`/confirm/${hold.token}/pay`} once novalidate>
-            <Field name="number" label={t.pay.number} autocomplete="cc-number" inputmode="numeric" maxLength={23} required error={fieldError('number')} hint={t.pay.numberHint} />
-            <div class="grid two">
-              <Field name="expiry" label={t.pay.expiry} autocomplete="cc-exp" inputmode="numeric" maxLength={7} required value={values?.expiry} error={fieldError('expiry')} hint={t.pay.expiryHint} />
-              <Field name="cvc" label={t.pay.cvc} autocomplete="cc-csc" inputmode="numeric" maxLength={4} required error={fieldError('cvc')} />
-            </div>
-            <Field name="name" label={t.pay.name} autocomplete="cc-name" maxLength={100} value={values?.name} />
-            <button class="wide" type="submit">
-              {t.pay.payButton(total)}
-            </button>
-          </PostForm>
+      <div class="checkout">
+        <section class="checkout-summary" aria-labelledby="summary-heading">
+          <h2 id="summary-heading">{b.summary}</h2>
+          <p class="checkout-item">{b.consultationWith(hold.lawyer.name)}</p>
+          <HoldFacts ctx={ctx} hold={hold} showTimeLeft />
+          <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload={!error} />
         </section>
-      ) : (
-        <PostForm ctx={ctx} action={`/confirm/${hold.token}/pay`} once>
-          <p>{t.pay.stripeExplain}</p>
-          <button class="wide" type="submit">
-            {t.pay.stripeButton(total)}
-          </button>
-        </PostForm>
-      )}
+        <section class="checkout-pay" aria-labelledby="card-heading">
+          {provider === 'demo' ? (
+            <>
+              <h2 id="card-heading">
+                {t.pay.cardHeading} <span class="badge demo">{t.pay.demoBadge}</span>
+              </h2>
+              <div class="notice bad error-summary" id="card-errors" role="alert" tabindex={-1} data-error-summary data-focus={error ? '' : undefined} hidden={!error}>
+                <h3 class="error-summary-title">{b.errorSummary}</h3>
+                <ul data-error-list>
+                  {error && field ? (
+                    <li>
+                      <a href={`#f-${field}`}>{t.pay.errors[error]}</a>
+                    </li>
+                  ) : null}
+                </ul>
+                {error ? <p data-server-note>{t.pay.notCharged}</p> : null}
+              </div>
+              <Notice kind="warn">
+                <p>{t.pay.demoExplain}</p>
+                <p class="meta">{t.pay.demoCards}</p>
+              </Notice>
+              <form
+                method="post"
+                action={`/confirm/${hold.token}/pay`}
+                data-once=""
+                data-card-form=""
+                novalidate
+                data-msg-number={b.clientErrors.number}
+                data-msg-expiry={b.clientErrors.expiry}
+                data-msg-expired={b.clientErrors.expired}
+                data-msg-cvc={b.clientErrors.cvc}
+              >
+                <CsrfField ctx={ctx} />
+                <CardInput name="number" label={t.pay.number} autocomplete="cc-number" maxLength={23} value={values?.number ? groupCardNumber(values.number) : undefined} error={fieldError('number')} placeholder="1234 1234 1234 1234">
+                  {b.cardBrand}: <span class="card-brand" data-card-brand>{brand ?? '—'}</span>
+                </CardInput>
+                <div class="grid two">
+                  <CardInput name="expiry" label={t.pay.expiry} autocomplete="cc-exp" maxLength={7} value={values?.expiry} error={fieldError('expiry')} hint={t.pay.expiryHint} placeholder="MM/YY" />
+                  <CardInput name="cvc" label={t.pay.cvc} autocomplete="cc-csc" maxLength={4} error={fieldError('cvc')} placeholder="123" />
+                </div>
+                <Field name="name" label={t.pay.name} autocomplete="cc-name" maxLength={100} value={values?.name} />
+                <button class="wide pay-button" type="submit" data-paying={b.paying}>
+                  {t.pay.payButton(total)}
+                </button>
+              </form>
+              {legal}
+            </>
+          ) : (
+            <>
+              <h2 id="card-heading">{t.pay.cardHeading}</h2>
+              <PostForm ctx={ctx} action={`/confirm/${hold.token}/pay`} once>
+                <p>{t.pay.stripeExplain}</p>
+                <button class="wide" type="submit">
+                  {t.pay.stripeButton(total)}
+                </button>
+              </PostForm>
+              {legal}
+            </>
+          )}
+        </section>
+      </div>
       <p>
         <a href={`/confirm/${hold.token}`}>{t.pay.back}</a>
       </p>
+      <BookingScript ctx={ctx} />
     </Layout>
   );
 }

@@ -8,11 +8,11 @@ import { h } from 'preact';
 import type { ConsultationsService } from '../../domain/booking/consultations.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { CheckoutDetails, PaymentsService } from '../../domain/payments/payments.service.ts';
+import type { PaymentsService } from '../../domain/payments/payments.service.ts';
 import type { SiteContext } from '../context.ts';
-import { ConfirmPage, OtherAccountPage, PayPage, SignInToSeePage, type CardError, type ConfirmState, type HoldSummary } from './confirm.page.tsx';
+import { ConfirmPage, OtherAccountPage, PayPage, SignInToSeePage, type CardError, type ConfirmState } from './confirm.page.tsx';
+import { CONFIRM_TOKEN, loadHold } from './hold.ts';
 
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
 export interface ConfirmAreaDeps {
   payments: PaymentsService;
@@ -22,33 +22,7 @@ export interface ConfirmAreaDeps {
 }
 
 export function confirmArea({ payments, directory, consultations, siteUrl }: ConfirmAreaDeps) {
-  /**
-   * The checkout view of a token; `private` for a paid booking that is not the visitor's (nothing
-   * of it may be shown); the 404 page for a malformed or unknown token.
-   */
-  const load = async (token: string, ctx: SiteContext): Promise<{ view: CheckoutDetails; hold: HoldSummary } | { private: { signedIn: boolean } }> => {
-    if (!TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
-    const found = await payments.checkout(token, ctx.user?.id ?? null);
-    if (found.state === 'not_found') throw new DomainError('not_found', 'unknown confirmation link');
-    if (found.state === 'owner_only') return { private: { signedIn: found.signedIn } };
-    const view: CheckoutDetails = found;
-    const ref = await directory.reference();
-    const { intent, lawyer } = view;
-    return {
-      view,
-      hold: {
-        token,
-        lawyer: { id: lawyer.id, name: lawyer.name, city: ref.cityBySlug.get(lawyer.city_slug)?.name ?? lawyer.city_slug, timezone: lawyer.timezone },
-        date: intent.slot_date,
-        startTime: intent.start_time,
-        endTime: intent.end_time,
-        startsAtIso: view.startsAt,
-        expiresAtIso: intent.expires_at,
-        quote: view.quote,
-        secondsLeft: view.secondsLeft,
-      },
-    };
-  };
+  const load = (token: string, ctx: SiteContext) => loadHold({ payments, directory }, token, ctx.user?.id ?? null);
 
   // Capability links: never indexed, never sent to another origin in a Referer. (Not no-referrer:
   // with it browsers send `Origin: null` on our own forms, which the CSRF origin check refuses.)
@@ -87,7 +61,7 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
       const ctx = request.site;
       const token = request.params.token;
       if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}/pay`)}`);
-      if (!TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
+      if (!CONFIRM_TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
       const body = request.body ?? {};
       const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
       const outcome =
@@ -102,7 +76,7 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
           const loaded = await load(token, ctx);
           if ('private' in loaded) return reply.code(303).redirect(`/confirm/${token}`);
           const { hold } = loaded;
-          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { expiry: text(body.expiry), name: text(body.name) } }), 422);
+          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { number: text(body.number), expiry: text(body.expiry), name: text(body.name) } }), 422);
         }
         case 'expired_voided':
           return reply.code(303).redirect(`/confirm/${token}?voided=1`);

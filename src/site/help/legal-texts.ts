@@ -11,6 +11,7 @@
  */
 import type { LegalIdentity } from '../../config.ts';
 import type { SiteCookies } from '../plugin.ts';
+import { ZONE_COOKIE } from '../booking/visitor-zone.ts';
 
 export type LegalPage = 'aviso-legal' | 'privacy' | 'terms' | 'cookies';
 export const LEGAL_PAGES: readonly LegalPage[] = ['aviso-legal', 'privacy', 'terms', 'cookies'];
@@ -71,6 +72,15 @@ export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'sign
       names: [cookies.lang],
       where: 'site',
       purpose: { es: 'Recuerda el idioma que elegiste con el selector de idioma.', en: 'Remembers the language you chose with the language switch.' },
+      lifetime: { es: '1 año', en: '1 year' },
+    },
+    {
+      names: [ZONE_COOKIE],
+      where: 'site',
+      purpose: {
+        es: 'Recuerda tu zona horaria (la de tu navegador, o la que elegiste) para mostrar las horas también en tu hora local. Solo el nombre de la zona, como Europe/Madrid.',
+        en: 'Remembers your time zone (your browser\'s, or the one you chose) to show times in your own local time too. Only the zone\'s name, such as Europe/Madrid.',
+      },
       lifetime: { es: '1 año', en: '1 year' },
     },
     {

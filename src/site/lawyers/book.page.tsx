@@ -6,8 +6,10 @@ import type { AvailabilityResponse } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime } from '../../i18n/format.ts';
-import { zoneName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
+import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
+import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
+import { BookingScript, otherZone, ZoneChooser } from '../booking/zone.tsx';
 
 export interface BookPageProps {
   ctx: SiteContext;
@@ -21,6 +23,19 @@ export interface BookPageProps {
 
 export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: BookPageProps) {
   const { t } = ctx;
+  const b = t.bookingPath;
+  // The visitor's zone, when it shows other wall-clock times than the lawyer's in this window.
+  const firstMs = a.slots.length > 0 ? zonedToUtcMs(a.slots[0]!.date, a.slots[0]!.start_time, a.timezone) ?? Date.parse(`${a.start_date}T12:00:00Z`) : Date.parse(`${a.start_date}T12:00:00Z`);
+  const yours = otherZone(ctx, a.timezone, firstMs) ?? (ctx.zone && zonesDiffer(ctx.zone, a.timezone, firstMs + 14 * 86_400_000) ? ctx.zone : null);
+  const yourTime = (date: string, time: string): string | null => {
+    if (!yours) return null;
+    const ms = zonedToUtcMs(date, time, a.timezone);
+    if (ms === null) return null;
+    // Far enough away, the visitor's calendar day is another: say so beside the time.
+    const theirDay = dateInZone(ms, yours);
+    const shift = theirDay > date ? ` ${b.dayAfter}` : theirDay < date ? ` ${b.dayBefore}` : '';
+    return `${timeIn(ms, yours, ctx.locale)}${shift}`;
+  };
   const byDate = new Map<string, typeof a.slots>();
   for (const s of a.slots) {
     if (!s.available) continue;
@@ -34,7 +49,8 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
       <p>
         <span class="price">{euros(a.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation} · <a href={`/lawyers/${a.lawyer_id}`}>{t.book.profile}</a>
       </p>
-      <p class="meta">{t.book.zoneNote(zoneName(ctx.locale, a.timezone))}</p>
+      <p class="meta">{yours ? b.timesNoteBoth(zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(zoneName(a.timezone, ctx.locale))}</p>
+      <ZoneChooser ctx={ctx} lawyerZone={a.timezone} reload={notice !== 'taken'} />
       {notice === 'taken' ? (
         <Notice kind="warn" role="alert">
           <p>{t.book.taken}</p>
@@ -52,13 +68,25 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
               <li class="day">
                 <h2>{formatDay(date, ctx.locale)}</h2>
                 <ul class="times">
-                  {slots.map((s) => (
-                    <li>
-                      <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time))}>
-                        {formatTime(s.start_time)}
-                      </button>
-                    </li>
-                  ))}
+                  {slots.map((s) => {
+                    const mine = yourTime(s.date, s.start_time);
+                    return (
+                      <li>
+                        {mine ? (
+                          // Two times on the button: its name is its text (what it says, then what it does), so a
+                          // voice-control user can say what they see (WCAG 2.5.3).
+                          <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary two-times">
+                            <span class="visually-hidden">{b.holdPrefix(formatDay(date, ctx.locale))}</span>
+                            {formatTime(s.start_time)} <span class="slot-yours">{b.yoursShort(mine)}</span>
+                          </button>
+                        ) : (
+                          <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time))}>
+                            {formatTime(s.start_time)}
+                          </button>
+                        )}
+                      </li>
+                    );
+                  })}
                 </ul>
               </li>
             ))}
@@ -69,6 +97,7 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
         {prev ? <a href={prev}>{t.book.earlier}</a> : <span />}
         {next ? <a href={next}>{t.book.later}</a> : <span />}
       </nav>
+      <BookingScript ctx={ctx} />
     </Layout>
   );
 }

@@ -1,0 +1,134 @@
+/**
+ * The visitor's time zone on the booking path: validated IANA names, the names people say
+ * ("hora peninsular", "hora de Canarias"), and times shown in it. Pure functions.
+ *
+ * A zone comes from a cookie the browser set (zone.js) or the chooser form, so it is untrusted
+ * text: anything that is not a name Intl knows is ignored (never an error page).
+ */
+import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
+import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+
+/** The cookie that remembers the visitor's zone (strictly necessary: docs/site.md, "Booking path"). */
+export const ZONE_COOKIE = 'consulta_tz';
+export const ZONE_COOKIE_MAX_AGE = 365 * 86_400;
+
+const SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
+const valid = new Map<string, boolean>();
+
+/** `value` when it is an IANA zone name Intl knows (`Europe/Madrid`), otherwise null. */
+export function validZone(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64 || !SHAPE.test(value)) return null;
+  let ok = valid.get(value);
+  if (ok === undefined) {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: value });
+      ok = true;
+    } catch {
+      ok = false;
+    }
+    // Bounded: only shapes that pass the regex get here, but a visitor may send many.
+    if (valid.size < 1000) valid.set(value, ok);
+  }
+  return ok ? value : null;
+}
+
+/**
+ * Zones the chooser offers: Spain's three, then where the people who book come from. The
+ * visitor's own zone is added when it is not among them.
+ */
+export const CHOOSER_ZONES = [
+  'Europe/Madrid',
+  'Atlantic/Canary',
+  'Europe/London',
+  'Europe/Lisbon',
+  'Europe/Paris',
+  'Europe/Bucharest',
+  'Europe/Kyiv',
+  'Europe/Moscow',
+  'Africa/Casablanca',
+  'Africa/Algiers',
+  'Africa/Dakar',
+  'Africa/Lagos',
+  'Africa/Cairo',
+  'Asia/Dubai',
+  'Asia/Karachi',
+  'Asia/Kolkata',
+  'Asia/Manila',
+  'Asia/Shanghai',
+  'America/New_York',
+  'America/Mexico_City',
+  'America/Bogota',
+  'America/Lima',
+  'America/Caracas',
+  'America/Santiago',
+  'America/Argentina/Buenos_Aires',
+  'America/Sao_Paulo',
+  'UTC',
+] as const;
+
+const names = new Map<string, string>();
+// Generic names depend on the date asked about (Kyiv was on Moscow time in 1970): a recent one.
+const NAMED_AT = new Date(Date.UTC(2026, 0, 15));
+
+/**
+ * "hora peninsular", "hora de Canarias" (the catalogue's names, `reference.zones`, as everywhere
+ * on the site); any other zone by Intl's generic name and its city, so two zones of one name
+ * stay apart in the chooser: "hora de Marruecos (Casablanca)", "Colombia Standard Time (Bogota)".
+ */
+export function zoneName(zone: string, locale: string): string {
+  const lang: Locale = isLocale(locale) ? locale : 'en';
+  const known = messages(lang).reference.zones[zone];
+  if (known) return known;
+  const key = `${lang}|${zone}`;
+  let name = names.get(key);
+  if (name === undefined) {
+    const city = (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
+    let generic: string | undefined;
+    try {
+      generic = new Intl.DateTimeFormat(lang, { timeZone: zone, timeZoneName: 'longGeneric' }).formatToParts(NAMED_AT).find((p) => p.type === 'timeZoneName')?.value;
+    } catch {
+      generic = undefined;
+    }
+    // A bare offset ("GMT-03:00") says little: the city says where.
+    name = generic && !/^GMT/.test(generic) ? `${generic} (${city})` : `${city}${generic ? ` (${generic})` : ''}`;
+    if (names.size < 2000) names.set(key, name);
+  }
+  return name;
+}
+
+/** Whether two zones show a different wall-clock time at the instant (Paris and Madrid do not). */
+export function zonesDiffer(a: string, b: string, atMs: number): boolean {
+  return a !== b && offsetMinutesAt(atMs, a) !== offsetMinutesAt(atMs, b);
+}
+
+const tag = (locale: string) => (locale === 'es' ? 'es-ES' : 'en-GB');
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(kind: 'time' | 'dayTime', locale: string, timeZone: string): Intl.DateTimeFormat {
+  const key = `${kind}|${locale}|${timeZone}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f =
+      kind === 'time'
+        ? new Intl.DateTimeFormat(tag(locale), { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone })
+        : new Intl.DateTimeFormat(tag(locale), { weekday: 'long', day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone });
+    if (formatters.size < 400) formatters.set(key, f);
+  }
+  return f;
+}
+
+/** "09:00" — the wall-clock time of an instant in a zone. */
+export function timeIn(atMs: number, zone: string, locale: string): string {
+  return formatter('time', locale, zone).format(new Date(atMs));
+}
+
+/** "lunes, 30 de noviembre, 09:00" — day and time of an instant in a zone. */
+export function dayTimeIn(atMs: number, zone: string, locale: string): string {
+  return formatter('dayTime', locale, zone).format(new Date(atMs));
+}
+
+/** The chooser's options: the list above, and the visitor's zone first when it is not in it. */
+export function chooserOptions(current: string | null, locale: string): Array<{ value: string; label: string }> {
+  const zones: string[] = [...CHOOSER_ZONES];
+  if (current && !zones.includes(current)) zones.unshift(current);
+  return zones.map((z) => ({ value: z, label: zoneName(z, locale) }));
+}
