@@ -6,12 +6,22 @@ import { formatDay } from '../../i18n/format.ts';
 import { practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
+/** How much of the free text is read (and shown back): a sentence or two, never a whole page. */
+export const NEED_MAX_CHARS = 200;
+
 export interface SearchFormValues {
   city?: string;
   practice_area?: string;
   language?: string;
   max_fee_eur?: string | number;
   sort?: string;
+}
+
+/** What the free-text field answered: the text read, and the practice areas it suggests. */
+export interface NeedAnswer {
+  text: string;
+  truncated: boolean;
+  suggestions: ReadonlyArray<{ slug: string; name: string; href: string }>;
 }
 
 export interface HomePageProps {
@@ -22,15 +32,18 @@ export interface HomePageProps {
   areas: ReadonlyArray<{ value: string; label: string }>;
   languages: ReadonlyArray<{ value: string; label: string }>;
   /** Null before a search was made (or when the form has errors). */
+  /** The free-text answer, when the person described their situation. */
+  need?: NeedAnswer | null;
   results: { total: number; page: number; hasMore: boolean; lawyers: readonly LawyerSummary[]; prev: string | null; next: string | null } | null;
 }
 
-export function HomePage({ ctx, values, errors, cities, areas, languages, results }: HomePageProps) {
+export function HomePage({ ctx, values, errors, cities, areas, languages, results, need }: HomePageProps) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.home.title} section="search">
       <h1>{t.home.heading}</h1>
       <p>{t.home.intro}</p>
+      <NeedForm ctx={ctx} need={need ?? null} />
       <form method="get" action="/" role="search" aria-label={t.home.formLabel}>
         <div class="grid four">
           <Select name="city" label={t.home.city} options={cities} value={values.city} empty={t.home.anyCity} error={errors.city} />
@@ -60,6 +73,42 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
       ) : null}
       {results ? <Results ctx={ctx} results={results} /> : null}
     </Layout>
+  );
+}
+
+/** "What do you need help with": a GET form, so it works without JavaScript; its suggestions are links to a filtered search. */
+function NeedForm({ ctx, need }: { ctx: SiteContext; need: NeedAnswer | null }) {
+  const { t } = ctx;
+  return (
+    <section class="need" aria-labelledby="need-heading">
+      <h2 id="need-heading">{t.home.need}</h2>
+      <form method="get" action="/" class="need-form">
+        <Field name="q" label={t.home.needLabel} hint={t.home.needHint} value={need?.text ?? ''} maxLength={NEED_MAX_CHARS} autocomplete="off" />
+        <button type="submit">{t.home.suggest}</button>
+      </form>
+      {need ? (
+        <div class="suggestions" role="status">
+          <h3>{t.home.suggestionsFor(need.text)}</h3>
+          {need.truncated ? <p class="meta">{t.home.needTooLong(NEED_MAX_CHARS)}</p> : null}
+          {need.suggestions.length > 0 ? (
+            <>
+              <p>{t.home.suggestionsIntro}</p>
+              <ul class="suggestion-list">
+                {need.suggestions.map((s) => (
+                  <li>
+                    <a class="button secondary" href={s.href}>
+                      {s.name}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <p>{t.home.noSuggestion}</p>
+          )}
+        </div>
+      ) : null}
+    </section>
   );
 }
 

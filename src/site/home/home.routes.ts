@@ -8,7 +8,8 @@ import type { PracticeAreaNode, ReferenceData } from '../../domain/directory/ref
 import type { Locale } from '../../i18n/index.ts';
 import { capitalized, languageName, practiceAreaName } from '../../i18n/reference.ts';
 import { createAjv, toFieldErrors } from '../../domain/validation.ts';
-import { HomePage, type SearchFormValues } from './home.page.tsx';
+import { suggestPracticeAreas } from '../../domain/directory/practice-area-suggest.ts';
+import { HomePage, NEED_MAX_CHARS, type NeedAnswer, type SearchFormValues } from './home.page.tsx';
 
 // Languages people search for most (the lawyers' languages are ISO codes); names in the page's language.
 const COMMON_LANGUAGES = ['es', 'en', 'ar', 'fr', 'ro', 'uk', 'ru', 'zh', 'pt', 'de', 'it', 'ur', 'bn', 'hi', 'wo', 'tl'];
@@ -21,7 +22,7 @@ function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number, locale:
 }
 
 type Option = { value: string; label: string };
-type Lists = { cities: Option[]; areas: Option[]; languages: Option[] };
+type Lists = { cities: Option[]; areas: Option[]; languages: Option[]; slugs: ReadonlySet<string> };
 const listCache = new WeakMap<ReferenceData, Map<Locale, Lists>>();
 
 /** The form's select options for a directory version and language (sorted once, then reused). */
@@ -35,6 +36,7 @@ function lists(ref: ReferenceData, locale: Locale): Lists {
     out = {
       cities: ref.cities.filter((c) => c.lawyer_count > 0).map((c) => ({ value: c.slug, label: c.name })).sort(byName),
       areas: flattenAreas(ref.practiceAreaTree, 0, locale),
+      slugs: new Set(flattenAreas(ref.practiceAreaTree, 0, locale).map((a) => a.value)),
       languages: COMMON_LANGUAGES.map((code) => ({ value: code, label: capitalized(locale, languageName(locale, code)) })).sort(byName),
     };
     byLocale.set(locale, out);
@@ -47,6 +49,22 @@ function resultsOf(r: SearchResponse, query: Record<string, unknown>) {
   const params = Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit' && k !== 'page').map(([k, v]) => [k, String(v)]));
   const link = (page: number) => `/?${new URLSearchParams({ ...params, page: String(page) })}`;
   return { total: r.total, page: r.page, hasMore: r.has_more, lawyers: r.lawyers, prev: r.page > 1 ? link(r.page - 1) : null, next: r.has_more ? link(r.page + 1) : null };
+}
+
+
+/**
+ * The "what do you need help with" answer: the practice areas the text is about, by the same
+ * function the MCP tool `suggest_practice_areas` uses, named in the page's language, each a link
+ * to the search filtered by it.
+ */
+function needOf(raw: unknown, ref: ReferenceData, locale: Locale): NeedAnswer | null {
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  const whole = raw.trim();
+  const text = whole.slice(0, NEED_MAX_CHARS);
+  const { slugs } = lists(ref, locale);
+  const names = new Map(lists(ref, locale).areas.map((a) => [a.value, a.label.replace(/^(— )+/, '')]));
+  const suggestions = suggestPracticeAreas(text, slugs, 3).map((s) => ({ slug: s.slug, name: names.get(s.slug) ?? s.slug, href: `/?${new URLSearchParams({ practice_area: s.slug })}` }));
+  return { text, truncated: whole.length > NEED_MAX_CHARS, suggestions };
 }
 
 export function homeArea(directory: DirectoryService) {
@@ -79,8 +97,11 @@ export function homeArea(directory: DirectoryService) {
       const ref = await directory.reference();
       const values = query as SearchFormValues;
       const results = answer ? resultsOf(answer, query) : null;
-      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results }), 400);
-      return reply.cachedPage(answer ?? ref, (c) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results }));
+      const need = needOf(raw.q, ref, ctx.locale);
+      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need }), 400);
+      // Free text is not cached: any text makes its own URL, and would push real pages out.
+      if (need) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need }));
+      return reply.cachedPage(answer ?? ref, (c) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null }));
     });
   };
 }

@@ -1,0 +1,81 @@
+/**
+ * Phone first (docs/site.md, "Phone first"), over real HTTP on loopback: the home page's "what do
+ * you need help with" field suggests practice areas with the MCP tool's function, in Spanish and
+ * in English, and links to the filtered search; hostile text is escaped, bounded and never a 500.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { practiceAreaName } from '../../src/i18n/reference.ts';
+import { NEED_MAX_CHARS } from '../../src/site/home/home.page.tsx';
+import { createTestContext, type TestContext } from '../support/app.ts';
+import { freePort } from '../support/browser.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { EVERY_DAY_9_TO_14 } from '../support/booking.ts';
+import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { pageText } from '../support/site.ts';
+
+for (const target of databaseTargets()) {
+  describe(`phone first over real HTTP (${target.name})`, () => {
+    let ctx: TestContext;
+    let site: string;
+    const get = async (path: string, language = 'es') => {
+      const res = await fetch(new URL(path, site), { headers: { accept: 'text/html', 'accept-language': language }, redirect: 'manual' });
+      return { status: res.status, body: await res.text() };
+    };
+
+    before(async () => {
+      const port = await freePort();
+      site = `http://127.0.0.1:${port}`;
+      ctx = await createTestContext(target, { config: { siteUrl: site, baseUrl: `${site}/api/v1` } });
+      await insertLawyers(ctx.database, [
+        lawyerRecord({ name: 'Nadia Benali Ortega', city: 'madrid', practice_areas: [{ slug: 'family-reunification', is_primary: true }], weekly_hours: EVERY_DAY_9_TO_14 }),
+        lawyerRecord({ name: 'Pablo Ruiz Gómez', city: 'madrid', practice_areas: [{ slug: 'residence-renewals', is_primary: true }], weekly_hours: EVERY_DAY_9_TO_14 }),
+      ]);
+      ctx.app.services.directoryCache.invalidate();
+      await ctx.app.fastify.listen({ port, host: '127.0.0.1' });
+    });
+    after(async () => ctx?.close());
+
+    it('suggests areas from Spanish text, named in Spanish, each a link to the filtered search', async () => {
+      const page = await get(`/?${new URLSearchParams({ q: 'Mi tarjeta de residencia caduca el mes que viene' })}`);
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<html lang="es"/);
+      assert.match(page.body, /<label for="f-q">Cuéntanos tu situación<\/label>/, 'a visible label');
+      assert.match(page.body, /<form method="get" action="\/" class="need-form">/, 'a GET form: no JavaScript needed');
+      const renewals = practiceAreaName('es', 'residence-renewals', '');
+      assert.ok(renewals && renewals !== 'residence-renewals');
+      assert.match(page.body, new RegExp(`<a class="button secondary" href="/\\?practice_area=residence-renewals">${renewals}</a>`));
+      // The link is the search filtered by that area: the lawyer who does renewals, not the other.
+      const results = pageText((await get('/?practice_area=residence-renewals')).body);
+      assert.match(results, /Pablo Ruiz Gómez/);
+      assert.doesNotMatch(results, /Nadia Benali Ortega/);
+    });
+
+    it('suggests areas from English text on the English page', async () => {
+      const page = await get(`/?${new URLSearchParams({ q: 'I want to bring my wife and children to Spain (family reunification)', lang: 'en' })}`, 'en');
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<html lang="en"/);
+      assert.match(page.body, /href="\/\?practice_area=family-reunification">Family reunification<\/a>/);
+      const text = pageText(page.body);
+      assert.match(text, /Areas that match “I want to bring my wife/);
+      const none = pageText((await get('/?q=zzzz+qqqq&lang=en', 'en')).body);
+      assert.match(none, /could not tell the area/, 'no match says so and points to the list');
+    });
+
+    it('escapes and bounds hostile text, and never answers 500', async () => {
+      const attack = `"><script>alert(1)</script><img src=x onerror=alert(2)>${'renovar '.repeat(800)}`;
+      const page = await get(`/?${new URLSearchParams({ q: attack })}`);
+      assert.equal(page.status, 200);
+      assert.ok(!/<script>alert|<img src=x/.test(page.body), 'never as markup');
+      assert.ok(/&lt;script>alert\(1\)&lt;\/script>|&lt;script&gt;alert\(1\)&lt;\/script&gt;/.test(page.body), 'shown as text');
+      const value = /id="f-q" name="q" type="text" value="([^"]*)"/.exec(page.body)?.[1];
+      assert.ok(value !== undefined, 'the text is shown back in the field');
+      assert.ok(value.replace(/&[a-z]+;|&#\d+;/g, '_').length <= NEED_MAX_CHARS, 'bounded to the length read');
+      assert.ok(pageText(page.body).includes(`primeros ${NEED_MAX_CHARS} caracteres`), 'says the text was cut');
+      for (const odd of ['/?q=a&q=b', '/?q=%00%01', '/?q=%ED%A0%80', '/?q=%F0%9F%98%80%E2%80%AE', `/?q=${'%D8%A7'.repeat(3000)}`, '/?q[a]=1', '/?q=+++']) {
+        const res = await get(odd);
+        assert.ok(res.status < 500, `${odd}: ${res.status}`);
+      }
+    });
+  });
+}
