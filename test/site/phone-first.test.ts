@@ -2,6 +2,8 @@
  * Phone first (docs/site.md, "Phone first"), over real HTTP on loopback: the home page's "what do
  * you need help with" field suggests practice areas with the MCP tool's function, in Spanish and
  * in English, and links to the filtered search; hostile text is escaped, bounded and never a 500.
+ * After a search the filters fold into a one-line summary, and each card holds its first three
+ * free times directly (the free-times page's POST, with CSRF), from the availability cache.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,12 +14,14 @@ import { freePort } from '../support/browser.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { EVERY_DAY_9_TO_14 } from '../support/booking.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { HttpBrowser, hiddenFields } from '../support/http-browser.ts';
 import { pageText } from '../support/site.ts';
 
 for (const target of databaseTargets()) {
   describe(`phone first over real HTTP (${target.name})`, () => {
     let ctx: TestContext;
     let site: string;
+    let pablo: string;
     const get = async (path: string, language = 'es') => {
       const res = await fetch(new URL(path, site), { headers: { accept: 'text/html', 'accept-language': language }, redirect: 'manual' });
       return { status: res.status, body: await res.text() };
@@ -27,10 +31,10 @@ for (const target of databaseTargets()) {
       const port = await freePort();
       site = `http://127.0.0.1:${port}`;
       ctx = await createTestContext(target, { config: { siteUrl: site, baseUrl: `${site}/api/v1` } });
-      await insertLawyers(ctx.database, [
+      [, pablo] = (await insertLawyers(ctx.database, [
         lawyerRecord({ name: 'Nadia Benali Ortega', city: 'madrid', practice_areas: [{ slug: 'family-reunification', is_primary: true }], weekly_hours: EVERY_DAY_9_TO_14 }),
         lawyerRecord({ name: 'Pablo Ruiz Gómez', city: 'madrid', practice_areas: [{ slug: 'residence-renewals', is_primary: true }], weekly_hours: EVERY_DAY_9_TO_14 }),
-      ]);
+      ])) as [string, string];
       ctx.app.services.directoryCache.invalidate();
       await ctx.app.fastify.listen({ port, host: '127.0.0.1' });
     });
@@ -76,6 +80,67 @@ for (const target of databaseTargets()) {
         const res = await get(odd);
         assert.ok(res.status < 500, `${odd}: ${res.status}`);
       }
+    });
+
+    it('folds the filters into a one-line summary after a search, results first; before a search and on errors the form is open', async () => {
+      const area = practiceAreaName('es', 'residence-renewals', '');
+      const searched = await get('/?city=madrid&practice_area=residence-renewals');
+      assert.equal(searched.status, 200);
+      const details = /<details class="search-filters">\s*<summary>([^<]*)<\/summary>/.exec(searched.body);
+      assert.ok(details, 'the filters are folded (closed: no open attribute)');
+      assert.equal(details[1], `Cambiar la búsqueda: Madrid · ${area}`);
+      assert.ok(searched.body.indexOf('class="search-filters"') < searched.body.indexOf('id="results-heading"'), 'one line, then the results');
+      assert.doesNotMatch(searched.body, /class="need-form"/, 'the free-text box gives way to the results');
+      const home = await get('/');
+      assert.doesNotMatch(home.body, /<details class="search-filters"/);
+      assert.match(home.body, /class="need-form"/);
+      const bad = await get('/?max_fee_eur=abc');
+      assert.equal(bad.status, 400);
+      assert.doesNotMatch(bad.body, /<details class="search-filters"/, 'a field to fix is never hidden');
+      const english = await get('/?city=madrid&lang=en', 'en');
+      assert.match(english.body, /<summary>Change search: Madrid<\/summary>/);
+    });
+
+    it('shows each card its next three free times, which hold directly with CSRF; a double tap holds once, another time is a new hold', async () => {
+      const browser = new HttpBrowser(site, 'es');
+      const page = await browser.get('/?practice_area=residence-renewals');
+      const html = await page.text();
+      const directory = ctx.app.services.directory;
+      const expected = await directory.getAvailability(pablo, {});
+      const first = expected.slots.filter((x) => x.available).slice(0, 3);
+      assert.equal(first.length, 3);
+      const action = new RegExp(`^/lawyers/${pablo}/book$`);
+      const form = hiddenFields(html, action);
+      assert.ok(form._csrf && form.nonce, 'the card form carries a CSRF token and the nonce');
+      const values = [...html.matchAll(new RegExp(`name="slot" value="([^"]+)"`, 'g'))].map((m) => m[1]);
+      assert.deepEqual(values, first.map((x) => `${x.date}|${x.start_time}|${x.end_time}`), 'the first three free times, in order');
+      assert.match(html, /aria-label="Elegir el [^"]+ a las \d\d:\d\d"/, "each button says what it holds");
+      // The cards read the directory's availability cache: the same answer object while fresh.
+      const next = first[0]!.date;
+      assert.equal(await directory.firstFreeSlots(pablo, next), await directory.firstFreeSlots(pablo, next));
+
+      // The attack first: without the token, or from another site, nothing is held.
+      const { __action: _a, _csrf, ...rest } = form;
+      const noToken = await browser.post(`/lawyers/${pablo}/book`, { ...rest, slot: values[0]! });
+      assert.equal(noToken.status, 403);
+      const crossSite = await fetch(new URL(`/lawyers/${pablo}/book`, site), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        body: new URLSearchParams({ ...rest, _csrf: _csrf!, slot: values[0]! }).toString(),
+        redirect: 'manual',
+      });
+      assert.equal(crossSite.status, 403);
+      const holds = async () => (await ctx.database.db.selectFrom('booking_intents').select('id').where('lawyer_id', '=', pablo).execute()).length;
+      assert.equal(await holds(), 0);
+
+      const held = await browser.post(`/lawyers/${pablo}/book`, { ...rest, _csrf: _csrf!, slot: values[0]! });
+      assert.equal(held.status, 303);
+      const again = await browser.post(`/lawyers/${pablo}/book`, { ...rest, _csrf: _csrf!, slot: values[0]! });
+      assert.equal(again.headers.get('location'), held.headers.get('location'), 'a double tap holds once');
+      const other = await browser.post(`/lawyers/${pablo}/book`, { ...rest, _csrf: _csrf!, slot: values[1]! });
+      assert.equal(other.status, 303, 'going back and choosing another time is a new hold, not a reused key');
+      assert.notEqual(other.headers.get('location'), held.headers.get('location'));
+      assert.equal(await holds(), 2);
     });
   });
 }

@@ -1,4 +1,5 @@
 /** GET /: the search form and its results, through the same DirectoryService as the API. */
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
 import { SearchQuerySchema, type SearchQuery, type SearchResponse } from '../../contract/directory.ts';
@@ -67,6 +68,19 @@ function needOf(raw: unknown, ref: ReferenceData, locale: Locale): NeedAnswer | 
   return { text, truncated: whole.length > NEED_MAX_CHARS, suggestions };
 }
 
+/**
+ * The rendered page's cache key: the search answer and its cards' availability answers, which
+ * the directory hands out again (the same objects) while unchanged; a new key when any changed.
+ */
+const keys = new WeakMap<SearchResponse, { parts: ReadonlyArray<object | null>; key: object }>();
+function pageKey(answer: SearchResponse, parts: ReadonlyArray<object | null>): object {
+  const known = keys.get(answer);
+  if (known && known.parts.length === parts.length && known.parts.every((p, i) => p === parts[i])) return known.key;
+  const key = {};
+  keys.set(answer, { parts, key });
+  return key;
+}
+
 export function homeArea(directory: DirectoryService) {
   const validate = createAjv({ strict: false }).compile<SearchQuery>(SearchQuerySchema);
   return async (site: FastifyInstance) => {
@@ -98,10 +112,14 @@ export function homeArea(directory: DirectoryService) {
       const values = query as SearchFormValues;
       const results = answer ? resultsOf(answer, query) : null;
       const need = needOf(raw.q, ref, ctx.locale);
-      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need }), 400);
+      // Each card's first three free times, from the directory's availability cache.
+      const free = answer ? await Promise.all(answer.lawyers.map((l) => directory.firstFreeSlots(l.id, l.next_available, 3))) : [];
+      const times = new Map(free.filter((a) => a !== null).map((a) => [a.lawyer_id, a]));
+      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, once: randomBytes(12).toString('base64url') }), 400);
       // Free text is not cached: any text makes its own URL, and would push real pages out.
-      if (need) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need }));
-      return reply.cachedPage(answer ?? ref, (c) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null }));
+      if (need) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, once: randomBytes(12).toString('base64url') }));
+      const key = answer ? pageKey(answer, free) : ref;
+      return reply.cachedPage(key, (c, once) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null, times, once }));
     });
   };
 }
