@@ -112,7 +112,7 @@ function FirstTimes({ ctx, availability: a, once }: { ctx: SiteContext; availabi
       <ul class="times" aria-labelledby={`ft-${a.lawyer_id}`}>
         {a.slots.map((s) => (
           <li>
-            <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(s.date, ctx.locale), formatTime(s.start_time))}>
+            <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={`${formatShortDay(s.date, ctx.locale)} ${formatTime(s.start_time)}: ${t.book.holdLabel(formatDay(s.date, ctx.locale), formatTime(s.start_time))}`}>
               {formatShortDay(s.date, ctx.locale)} {formatTime(s.start_time)}
             </button>
           </li>
