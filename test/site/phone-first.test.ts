@@ -114,7 +114,9 @@ for (const target of databaseTargets()) {
       assert.ok(form._csrf && form.nonce, 'the card form carries a CSRF token and the nonce');
       const values = [...html.matchAll(new RegExp(`name="slot" value="([^"]+)"`, 'g'))].map((m) => m[1]);
       assert.deepEqual(values, first.map((x) => `${x.date}|${x.start_time}|${x.end_time}`), 'the first three free times, in order');
-      assert.match(html, /aria-label="[^"]+ \d\d:\d\d: Elegir el [^"]+ a las \d\d:\d\d"/, "each button says what it holds");
+      assert.match(html, /aria-label="[a-zé]+\.? \d{1,2} \d\d:\d\d: Elegir el [^"]+ a las \d\d:\d\d"/, 'each button says what it holds, after its visible text (weekday, day, time)');
+      const english = await (await fetch(new URL('/?practice_area=residence-renewals&lang=en', site), { headers: { accept: 'text/html' } })).text();
+      assert.match(english, />\s*(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} \d\d:\d\d\s*</, 'weekday first in English too');
       // The cards read the directory's availability cache: the same answer object while fresh.
       const next = first[0]!.date;
       assert.equal(await directory.firstFreeSlots(pablo, next), await directory.firstFreeSlots(pablo, next));

@@ -13,7 +13,9 @@ function formatShortDay(date: string, locale: string): string {
   const id = `${locale}|${date}`;
   let out = shortDays.get(id);
   if (out === undefined) {
-    out = new Intl.DateTimeFormat(locale, { weekday: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T12:00:00Z`));
+    // Weekday, then day, in every language ("Thu 26", "jue 26"): Intl alone gives "26 Thu" in English.
+    const parts = new Intl.DateTimeFormat(locale, { weekday: 'short', day: 'numeric', timeZone: 'UTC' }).formatToParts(new Date(`${date}T12:00:00Z`));
+    out = `${parts.find((p) => p.type === 'weekday')?.value ?? ''} ${parts.find((p) => p.type === 'day')?.value ?? ''}`.trim();
     if (shortDays.size >= 2000) shortDays.clear();
     shortDays.set(id, out);
   }
