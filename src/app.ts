@@ -2,6 +2,7 @@
  * Builds the Fastify application (never listens): REST API under /api/v1, the site, docs.
  * Dependencies come in as arguments so tests and the server build the same thing.
  */
+import { VerificationService } from './domain/lawyers/verification.service.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -62,6 +63,8 @@ import { firmsArea } from './site/firms/firms.routes.ts';
 import { operatorArea } from './site/operator/operator.routes.ts';
 import { passkeysArea } from './site/account/passkeys.routes.ts';
 import { myAccountArea } from './site/account/my-account.routes.ts';
+import { helpArea } from './site/help/help.routes.ts';
+import { ContactService } from './domain/contact/contact.service.ts';
 import { AccountDeletionService } from './domain/identity/account-deletion.service.ts';
 import { PasskeysService } from './domain/identity/passkeys.service.ts';
 import { ConnectedAppsService } from './domain/oauth/connected-apps.service.ts';
@@ -119,6 +122,8 @@ export interface App {
     /** Checks OAuth access tokens presented to the MCP server. */
     accessTokens: AccessTokenVerifier;
     deletion: AccountDeletionService;
+    /** The operator's verification of lawyers, and its expiry sweep (docs/lawyers.md). */
+    verification: VerificationService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -414,6 +419,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; passkey sign-in let through'),
   });
   // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
+  const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
@@ -436,6 +442,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
+      helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -470,5 +477,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification } };
 }

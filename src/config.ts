@@ -123,6 +123,57 @@ export interface Config {
   readonly metricsPort: number | null;
   /** Address the admin listener binds to (127.0.0.1 unless set). */
   readonly metricsHost: string;
+  /**
+   * Who runs the service, as the legal notice (LSSI-CE art. 10) and the privacy statement name
+   * it: `LEGAL_*` settings. Each unset one is a clearly marked demonstration value, and `demo`
+   * is then true so the pages say so (docs/site.md#legal-pages).
+   */
+  readonly legal: LegalIdentity;
+  /** Where the contact form's messages are emailed (CONTACT_EMAIL; the legal email when unset). */
+  readonly contactEmail: string;
+}
+
+/** The operator's identity on the legal pages. */
+export interface LegalIdentity {
+  /** Company or person's name (LEGAL_NAME). */
+  readonly name: string;
+  /** NIF/CIF (LEGAL_TAX_ID). */
+  readonly taxId: string;
+  /** Registered address (LEGAL_ADDRESS). */
+  readonly address: string;
+  /** Contact address for legal and data-protection matters (LEGAL_EMAIL). */
+  readonly email: string;
+  /** Registry entry, e.g. "Registro Mercantil de Madrid, tomo …" (LEGAL_REGISTRY); empty if none applies. */
+  readonly registry: string;
+  /** True while any of the above is a demonstration default. */
+  readonly demo: boolean;
+}
+
+/** The demonstration operator: marked as such wherever it shows. */
+export const DEMO_LEGAL = {
+  name: 'Consulta Demo, S.L. (DEMO)',
+  taxId: 'B00000000 (DEMO)',
+  address: 'Calle de Ejemplo 1, 28001 Madrid, España (DEMO)',
+  email: 'legal@consulta.invalid',
+  registry: 'Registro Mercantil de Madrid (DEMO: no real entry)',
+} as const;
+
+const EMAIL_SHAPE = /^[^\s@<>()",;]+@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
+
+function legalIdentity(env: Env): LegalIdentity {
+  const read = (name: string, fallback: string, max = 300): [string, boolean] => {
+    const raw = (env[name] ?? '').trim();
+    if (raw === '') return [fallback, true];
+    if (raw.length > max || [...raw].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new ConfigError(name, `use one line of at most ${max} characters`);
+    return [raw, false];
+  };
+  const [name, d1] = read('LEGAL_NAME', DEMO_LEGAL.name);
+  const [taxId, d2] = read('LEGAL_TAX_ID', DEMO_LEGAL.taxId, 40);
+  const [address, d3] = read('LEGAL_ADDRESS', DEMO_LEGAL.address);
+  const [email, d4] = read('LEGAL_EMAIL', DEMO_LEGAL.email, 254);
+  if (!EMAIL_SHAPE.test(email)) throw new ConfigError('LEGAL_EMAIL', `expected an email address, got "${email}"`);
+  const [registry, d5] = read('LEGAL_REGISTRY', DEMO_LEGAL.registry);
+  return { name, taxId, address, email, registry, demo: d1 || d2 || d3 || d4 || d5 };
 }
 
 export class ConfigError extends Error {
@@ -254,6 +305,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     if (!stripeWebhookSecret) throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'is required when PAYMENT_PROVIDER=stripe');
   }
 
+  const legal = legalIdentity(env);
+  const contactEmail = (env.CONTACT_EMAIL ?? '').trim() || legal.email;
+  if (!EMAIL_SHAPE.test(contactEmail)) throw new ConfigError('CONTACT_EMAIL', `expected an email address, got "${contactEmail}"`);
+
   const config: Config = {
     port,
     host: (env.HOST ?? '').trim() || '0.0.0.0',
@@ -310,6 +365,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken,
     metricsPort,
     metricsHost: (env.METRICS_HOST ?? '').trim() || '127.0.0.1',
+    legal,
+    contactEmail,
     ...overrides,
   };
   return Object.freeze(config);

@@ -99,7 +99,8 @@ for (const target of databaseTargets()) {
       const unchanged = jsonLine(await cli('lawyers', 'unverify', lawyerId, '--json'));
       assert.equal(unchanged.changed, false);
 
-      assert.equal((await cli('lawyers', 'verify', lawyerId)).code, 0);
+      // Giving the verification back lifts the suspension the withdrawal made (her record is in force).
+      assert.equal((await cli('lawyers', 'reinstate', lawyerId)).code, 0);
       assert.equal(jsonLine(await cli('lawyers', 'unlist', lawyerId, '--json')).public, false);
       ctx.clock.advance(REFRESH_MS);
       assert.equal(await inSearch(), false);
@@ -111,17 +112,19 @@ for (const target of databaseTargets()) {
       assert.equal(await profile(), 200);
 
       const rows = (await audit()).filter((r) => r.target_id === lawyerId);
-      assert.deepEqual(rows.map((r) => r.action), ['lawyer.unverify', 'lawyer.verify', 'lawyer.unlist', 'lawyer.list']);
+      assert.deepEqual(rows.map((r) => r.action), ['lawyer.unverify', 'lawyer.reinstate', 'lawyer.unlist', 'lawyer.list']);
       assert.ok(rows.every((r) => r.actor_type === 'cli' && r.target_label === 'Carmen Línea de Órdenes'));
 
       const shown = jsonLine(await cli('lawyers', 'show', lawyerId, '--json'));
       assert.equal(shown.public, true);
-      assert.deepEqual(shown.history.map((e: { action: string }) => e.action), ['lawyer.list', 'lawyer.unlist', 'lawyer.verify', 'lawyer.unverify']);
+      assert.deepEqual(shown.history.map((e: { action: string }) => e.action), ['lawyer.list', 'lawyer.unlist', 'lawyer.reinstate', 'lawyer.unverify']);
+      assert.equal(shown.status, 'verified');
       const human = await cli('lawyers', 'show', lawyerId);
       assert.match(human.stdout, /public\s+yes/);
 
-      assert.equal(jsonLine(await cli('lawyers', 'verify', '00000000-0000-4000-8000-000000000000', '--json'), 1).error.code, 'not_found');
-      assert.equal((await cli('lawyers', 'verify', 'nonsense')).code, 1);
+      assert.equal(jsonLine(await cli('lawyers', 'verify', '00000000-0000-4000-8000-000000000000', '--note', 'census', '--json'), 1).error.code, 'not_found');
+      assert.equal((await cli('lawyers', 'verify', 'nonsense', '--note', 'census')).code, 1);
+      assert.equal((await cli('lawyers', 'verify', lawyerId)).code, 2, 'a verification needs a note of what was checked');
       assert.equal((await cli('lawyers', 'promote', lawyerId)).code, 2);
       assert.equal((await cli('lawyers', 'constructor', lawyerId)).code, 2);
       assert.equal((await cli('lawyers', 'verify')).code, 2);

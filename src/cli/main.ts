@@ -19,7 +19,8 @@ import { runFirmsCommand } from './firms.commands.ts';
 import { runKeysCommand } from './keys.commands.ts';
 import { runMailCommand } from './mail.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
-import { runLawyersCommand, runOperatorsCommand } from './operator.commands.ts';
+import { runOperatorsCommand } from './operator.commands.ts';
+import { runLawyersCommand } from './lawyers.commands.ts';
 import { runOAuthCommand } from './oauth.commands.ts';
 import { runUsersCommand } from './users.commands.ts';
 import { runBackupCommand } from './backup.commands.ts';
@@ -76,9 +77,16 @@ Usage: consulta <command> [options]   (every command accepts --json)
   operators add|remove EMAIL | operators list | operators audit [--limit N]
                               who may open the operator console (they must add a
                               passkey); the audit log of operator actions
-  lawyers verify|unverify|list|unlist|show LAWYER_ID
-                              a lawyer's verification and public listing (audited;
-                              a running server sees it within DIRECTORY_REFRESH_MS)
+  lawyers applications        applications waiting for verification (docs/lawyers.md)
+  lawyers show LAWYER_ID      status, memberships, verifications and audit history
+  lawyers verify LAWYER_ID --note TEXT [--checked census,colegio] [--bar NAME] [--number N]
+                              verify her membership (valid 12 months; renews too)
+  lawyers refuse LAWYER_ID --reason TEXT
+                              refuse an application (the reason is emailed to her)
+  lawyers suspend LAWYER_ID --reason TEXT | lawyers reinstate LAWYER_ID
+  lawyers unverify|list|unlist LAWYER_ID
+                              the console's switches; all audited, and a running
+                              server sees them within DIRECTORY_REFRESH_MS
   oauth clients | oauth grants [--user EMAIL] | oauth revoke GRANT_ID
                               AI apps connected to the MCP server (docs/mcp.md): the
                               clients, who granted what; revoking ends a grant's tokens
@@ -181,6 +189,11 @@ export async function run(argv: string[]): Promise<number> {
       'expires-at': { type: 'string' },
       'allow-ip': { type: 'string' },
       reason: { type: 'string' },
+      // lawyers …
+      note: { type: 'string' },
+      checked: { type: 'string' },
+      bar: { type: 'string' },
+      number: { type: 'string' },
       clear: { type: 'boolean' },
       role: { type: 'string' },
       permissions: { type: 'string' },

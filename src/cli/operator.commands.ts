@@ -1,5 +1,5 @@
 /**
- * `consulta operators …` and `consulta lawyers …`: the operator's commands. Thin: parse, call
+ * `consulta operators …`: the operator's commands (`consulta lawyers …` is lawyers.commands.ts). Thin: parse, call
  * OperatorService, print. The command line acts as the operator and is named `cli` in the audit
  * log (every change is recorded there, as from the console). A running server sees a lawyer
  * change within DIRECTORY_REFRESH_MS. Exit codes: 0 ok, 1 refused or not found, 2 usage error.
@@ -7,37 +7,21 @@
 import { systemClock } from '../clock.ts';
 import type { Actor } from '../domain/access/types.ts';
 import type { AuditEntry } from '../domain/operator/audit.ts';
-import { OperatorService, type LawyerStatus } from '../domain/operator/operator.service.ts';
+import { OperatorService } from '../domain/operator/operator.service.ts';
 import { AccessUsageError, print, runAccessCommand, stringFlag, type AccessCommandContext } from './keys.commands.ts';
 
 const CLI: Actor = { type: 'operator', by: { kind: 'cli' } };
 const OPERATORS_USAGE = 'usage: consulta operators add|remove EMAIL | consulta operators list | consulta operators audit [--limit N]';
-const LAWYERS_USAGE = 'usage: consulta lawyers verify|unverify|list|unlist|show LAWYER_ID';
 
 function needOne(rest: string[], usage: string): string {
   if (rest.length !== 1 || !rest[0]) throw new AccessUsageError(usage);
   return rest[0];
 }
 
-function lawyerJson(l: LawyerStatus): Record<string, unknown> {
-  return { id: l.id, name: l.name, city: l.citySlug, verified: l.verified, listed: l.listed, public: l.verified && l.listed, updated_at: l.updatedAt };
-}
 
-function lawyerText(l: LawyerStatus): string {
-  const yes = (b: boolean) => (b ? 'yes' : 'no');
-  return [
-    ['id', l.id],
-    ['name', l.name],
-    ['city', l.cityName ?? l.citySlug],
-    ['verified', yes(l.verified)],
-    ['listed', yes(l.listed)],
-    ['public', l.verified && l.listed ? 'yes (search, profile, availability, booking)' : 'no (the API answers 404)'],
-  ]
-    .map(([k, v]) => `${k!.padEnd(10)}${v}`)
-    .join('\n');
-}
 
-function auditJson(e: AuditEntry): Record<string, unknown> {
+/** An audit entry as the CLI prints it with --json. */
+export function auditJson(e: AuditEntry): Record<string, unknown> {
   return {
     id: e.id,
     at: e.at,
@@ -89,28 +73,5 @@ export function runOperatorsCommand(ctx: AccessCommandContext): Promise<number> 
       default:
         throw new AccessUsageError(OPERATORS_USAGE);
     }
-  });
-}
-
-/** `consulta lawyers <verify|unverify|list|unlist|show> LAWYER_ID` */
-export function runLawyersCommand(ctx: AccessCommandContext): Promise<number> {
-  const [sub, ...rest] = ctx.args;
-  const change: Record<string, { verified?: boolean; listed?: boolean }> = {
-    verify: { verified: true },
-    unverify: { verified: false },
-    list: { listed: true },
-    unlist: { listed: false },
-  };
-  return services(ctx, async (operator) => {
-    if (sub === 'show') {
-      const { lawyer, history } = await operator.lawyer(CLI, needOne(rest, LAWYERS_USAGE));
-      print(ctx.json, { ...lawyerJson(lawyer), history: history.map(auditJson) }, lawyerText(lawyer));
-      return 0;
-    }
-    const wanted = sub !== undefined && Object.hasOwn(change, sub) ? change[sub] : undefined;
-    if (!wanted) throw new AccessUsageError(LAWYERS_USAGE);
-    const { lawyer, changed } = await operator.setLawyerStatus(CLI, needOne(rest, LAWYERS_USAGE), wanted);
-    print(ctx.json, { ...lawyerJson(lawyer), changed }, `${changed ? 'Changed' : 'Unchanged (it already was so)'}:\n${lawyerText(lawyer)}`);
-    return 0;
   });
 }

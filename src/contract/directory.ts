@@ -55,9 +55,19 @@ export const LawyerIdParamsSchema = Type.Object({ lawyerId: Uuid }, { additional
 
 export const BarMembershipSchema = Type.Object({ bar_name: Type.String(), verified: Type.Boolean() });
 
+/** The consultation she offers (additive fields, issue 18; docs/lawyers.md). */
+export const ConsultationMinutesSchema = Type.Union([Type.Literal(30), Type.Literal(45), Type.Literal(60), Type.Literal(90)], {
+  description: 'Length of the consultation in minutes (every slot is this long)',
+});
+export const ConsultationFormatsSchema = Type.Array(Type.Union([Type.Literal('video'), Type.Literal('phone'), Type.Literal('in_person')]), {
+  description: 'How the consultation can be held: video (her own meeting link), phone, in_person (at her office); at least one',
+});
+
 export const LawyerProfileSchema = Type.Object(
   {
     ...LawyerSummarySchema.properties,
+    consultation_minutes: ConsultationMinutesSchema,
+    formats: ConsultationFormatsSchema,
     timezone: Type.String({ description: 'IANA time zone of the lawyer (slot times are wall-clock times in it)' }),
     bio: Type.Union([Type.String(), Type.Null()], { description: 'User-generated; fenced as untrusted text (see docs/fencing.md)' }),
     bar_memberships: Type.Array(BarMembershipSchema),
@@ -95,6 +105,8 @@ export const AvailabilityResponseSchema = Type.Object({
   consultation_fee_cents: Type.Integer(),
   currency: Currency,
   platform_commission_percent: Type.Integer(),
+  consultation_minutes: ConsultationMinutesSchema,
+  formats: ConsultationFormatsSchema,
   timezone: Type.String(),
   start_date: DateOnly,
   end_date: DateOnly,

@@ -20,6 +20,8 @@ import * as m0018 from './migrations/0018-oauth.ts';
 import * as m0019 from './migrations/0019-retention.ts';
 import * as m0020 from './migrations/0020-email-normal-form.ts';
 import * as m0023 from './migrations/0023-request-log-query.ts';
+import * as m0024 from './migrations/0024-lawyers-side.ts';
+import * as m0026 from './migrations/0026-contact-messages.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -43,6 +45,8 @@ const migrations: Record<string, Migration> = {
   '0019-retention': m0019,
   '0020-email-normal-form': m0020,
   '0023-request-log-query': m0023,
+  '0024-lawyers-side': m0024,
+  '0026-contact-messages': m0026,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -50,6 +50,57 @@ export interface LawyerTable {
   updated_at: string;
   /** Where consultation notices are emailed (0011); never part of any API answer. */
   contact_email: string | null;
+  // -- the lawyers' side (0024; docs/lawyers.md). `verified` and `listed` above are materialised
+  // by src/domain/lawyers/listing.ts from what follows and the verification records.
+  /** `applied` | `verified` | `refused` | `suspended`. */
+  status: string;
+  /** Why refused or suspended (shown to the operator; the refusal is emailed). */
+  status_reason: string | null;
+  /** The lawyer's own account (she signs in like everyone); unique. */
+  user_id: string | null;
+  /** The operator's listing switch: 1 = kept out of the directory whatever else holds. */
+  hidden: number;
+  /** The consultation's length: 30, 45, 60 or 90. */
+  consultation_minutes: number;
+  /** Her own meeting link (https) when she offers video consultations. */
+  video_url: string | null;
+  offers_phone: number;
+  /** Her office when she offers consultations in person. */
+  office_address: string | null;
+  /** Minimum notice before a consultation; null: the platform's MIN_LEAD_TIME_MINUTES. */
+  min_notice_minutes: number | null;
+  buffer_minutes: number;
+  /** How many days ahead people may book. */
+  horizon_days: number;
+  /** When the verification in force ends (materialised with `verified`); null when not verified. */
+  verified_until: string | null;
+}
+
+/** One of the 83 Spanish colegios de la abogacía (0024): reference data. */
+export interface BarAssociationTable {
+  id: string;
+  name: string;
+  province_code: string;
+  website_url: string | null;
+}
+
+/** An operator's verification of a lawyer's membership of a colegio (0024); it expires. */
+export interface LawyerVerificationTable {
+  id: string;
+  lawyer_id: string;
+  bar_name: string | null;
+  bar_association_id: string | null;
+  membership_number: string | null;
+  checked_census: number;
+  checked_colegio: number;
+  /** `operator` or `import`. */
+  source: string;
+  /** The operator who verified; null from the command line or an import. */
+  operator_user_id: string | null;
+  note: string;
+  verified_at: string;
+  expires_at: string;
+  reminder_sent_at: string | null;
 }
 
 export interface LawyerPracticeAreaTable {
@@ -66,7 +117,10 @@ export interface LawyerLanguageTable {
 export interface BarMembershipTable {
   lawyer_id: string;
   bar_name: string;
+  /** Materialised: a current verification record for this membership (0024). */
   verified: number;
+  bar_association_id: string | null;
+  membership_number: string | null;
 }
 
 export interface WeeklyHoursTable {
@@ -573,6 +627,8 @@ export interface DB {
   lawyer_practice_areas: LawyerPracticeAreaTable;
   lawyer_languages: LawyerLanguageTable;
   bar_memberships: BarMembershipTable;
+  bar_associations: BarAssociationTable;
+  lawyer_verifications: LawyerVerificationTable;
   lawyer_weekly_hours: WeeklyHoursTable;
   lawyer_date_exceptions: DateExceptionTable;
   reviews: ReviewTable;
@@ -617,6 +673,25 @@ export interface DB {
   // -- OAuth authorization server (0018-oauth) --
   oauth_records: OAuthRecordTable;
   oauth_client_profiles: OAuthClientProfileTable;
+  // -- the contact form (0026-contact-messages) --
+  contact_messages: ContactMessageTable;
+}
+
+/** A message sent from the site's contact form (docs/site.md#contact). */
+export interface ContactMessageTable {
+  id: string;
+  /** The sender's account when they were signed in. */
+  user_id: string | null;
+  name: string;
+  /** The address to answer to (normal form). */
+  email: string;
+  /** `booking`, `payment`, `account`, `lawyer`, `privacy` or `other`. */
+  topic: string;
+  /** Third-party text: shown escaped, never as HTML. */
+  message: string;
+  locale: string;
+  mail_id: string | null;
+  created_at: string;
 }
 
 /** One stored oidc-provider object (see 0018-oauth). */

@@ -20,10 +20,10 @@ const CATALOGUES: Record<Locale, Messages> = { en, es };
 /**
  * The catalogue sections a person who books a consultation sees: search, profile, free times,
  * hold, sign-in, payment, confirmation, My consultations, Account, connected AI apps, error
- * pages, emails and `.ics` text, and the reference names. A language for people only (French,
+ * pages, emails and `.ics` text, the reference names, and the footer, help and contact (`face`). A language for people only (French,
  * Arabic, Ukrainian, Romanian) must fill every key of these, typed from `en`.
  */
-export const PEOPLE_SECTIONS = ['lang', 'common', 'layout', 'errors', 'home', 'lawyer', 'book', 'confirm', 'pay', 'signIn', 'account', 'myAccount', 'passkeys', 'oauth', 'mail', 'reference'] as const satisfies ReadonlyArray<keyof Messages>;
+export const PEOPLE_SECTIONS = ['lang', 'common', 'layout', 'errors', 'home', 'lawyer', 'book', 'confirm', 'pay', 'signIn', 'account', 'myAccount', 'passkeys', 'oauth', 'mail', 'reference', 'face'] as const satisfies ReadonlyArray<keyof Messages>;
 export type PeopleSection = (typeof PEOPLE_SECTIONS)[number];
 /** The catalogue a people-only language writes: every key of these sections, as `en` has them. */
 export type PeopleMessages = Pick<Messages, PeopleSection>;

@@ -61,6 +61,25 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   const sweeper = setInterval(() => void purge(), HOUR_MS);
   sweeper.unref();
 
+  // Lawyers' verifications (docs/lawyers.md): unlisting at expiry on every sweep tick (a partial
+  // index makes the look-up cheap), and the reminders 30 days before (once, claimed).
+  let verifying = false;
+  const sweepVerifications = async () => {
+    if (verifying) return;
+    verifying = true;
+    try {
+      const { reminded, expired } = await app.services.verification.sweep();
+      if (reminded + expired > 0) app.fastify.log.info({ reminded, expired }, 'lawyer verification sweep');
+    } catch (err) {
+      app.fastify.log.error({ err }, 'lawyer verification sweep failed');
+    } finally {
+      verifying = false;
+    }
+  };
+  void sweepVerifications();
+  const verifier = setInterval(() => void sweepVerifications(), config.sweepIntervalMs);
+  verifier.unref();
+
   // Mail: retries of refused sends, and mail whose sender stopped before delivering it (leased claims).
   let mailing = false;
   const sendDueMail = async () => {
@@ -97,6 +116,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       clearInterval(sweeper);
       clearInterval(expirer);
       clearInterval(mailer);
+      clearInterval(verifier);
     },
   };
 }

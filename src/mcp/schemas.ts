@@ -8,7 +8,7 @@ import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { Type, type Static, type TSchema } from 'typebox';
 import { BookingIntentSchema, InitiateBodySchema } from '../contract/booking.ts';
 import { DateOnly, DateTime, Uuid, WallTime } from '../contract/common.ts';
-import { AvailabilityQuerySchema, AvailabilityResponseSchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
+import { AvailabilityQuerySchema, AvailabilityResponseSchema, ConsultationFormatsSchema, ConsultationMinutesSchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
 import { createAjv, toFieldErrors } from '../domain/validation.ts';
 
 const ajv = createAjv({ strict: false, coerceTypes: false });
@@ -187,6 +187,8 @@ export const EarliestSlotsOutput = Type.Object({
   results: Type.Array(
     Type.Object({
       lawyer: LawyerSummarySchema,
+      consultation_minutes: ConsultationMinutesSchema,
+      formats: ConsultationFormatsSchema,
       slots: Type.Array(SlotSchema, { description: 'The first free times, soonest first; hold one with hold_consultation_slot' }),
     }),
   ),

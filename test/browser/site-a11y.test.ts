@@ -56,6 +56,12 @@ describe('site pages: accessibility and layout at phone size, in both languages'
     { name: 'not found', url: '/nothing/here' },
     { name: 'a form address opened as a page (405)', url: '/sign-out' },
     { name: 'unknown confirmation link', url: '/confirm/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+    { name: 'help', url: '/help' },
+    { name: 'contact form', url: '/contact' },
+    { name: 'legal notice', url: '/legal/aviso-legal' },
+    { name: 'privacy', url: '/legal/privacy' },
+    { name: 'booking terms', url: '/legal/terms' },
+    { name: 'cookie statement', url: '/legal/cookies' },
   ];
 
   it('the 404 page for a signed-in reader: their language, the signed-in header, no axe-core violations; screenshots', async () => {

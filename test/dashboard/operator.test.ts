@@ -260,7 +260,8 @@ for (const target of databaseTargets()) {
 
       const rows = (await auditRows()).filter((r) => r.target_id === lawyerId);
       assert.deepEqual(rows.map((r) => r.action), ['lawyer.unverify', 'lawyer.verify', 'lawyer.unlist', 'lawyer.list']);
-      assert.deepEqual(JSON.parse(rows[0]!.details), { public_before: true, public_after: false });
+      // Withdrawing the verification suspends her (docs/lawyers.md), with the reason recorded.
+      assert.deepEqual(JSON.parse(rows[0]!.details), { status_before: 'verified', reason: 'verification withdrawn by the operator', public_before: true, public_after: false });
       assert.equal(rows[0]!.target_label, 'Marta Operadora Gil');
 
       // The lawyers page: hidden lawyers without a search, any lawyer by name.

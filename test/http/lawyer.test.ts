@@ -30,11 +30,12 @@ for (const target of databaseTargets()) {
     let unlisted: string;
     let closedAll: string;
     let vacation: string;
+    let closedHorizon: string;
     const get = (url: string) => ctx.app.fastify.inject({ url: `/api/v1${url}` });
 
     before(async () => {
       ctx = await createTestContext(target); // Monday 2026-11-23 09:00 Madrid (08:00 UTC)
-      [madrid, canary, unverified, unlisted, closedAll, vacation] = await insertLawyers(ctx.database, [
+      [madrid, canary, unverified, unlisted, closedAll, vacation, closedHorizon] = await insertLawyers(ctx.database, [
         lawyerRecord({
           name: 'Ana Martín',
           weekly_hours: SPLIT_WEEK,
@@ -62,7 +63,12 @@ for (const target of databaseTargets()) {
           name: 'On Vacation',
           date_exceptions: ['2026-11-23', '2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27'].map((date) => ({ date })),
         }),
-      ]) as [string, string, string, string, string, string];
+        lawyerRecord({
+          name: 'Closed Horizon',
+          // Closed every day of the 90-day horizon (and a little more).
+          date_exceptions: Array.from({ length: 93 }, (_, i) => ({ date: new Date(Date.UTC(2026, 10, 23 + i)).toISOString().slice(0, 10) })),
+        }),
+      ]) as [string, string, string, string, string, string, string];
     });
     after(() => ctx.close());
 
@@ -85,7 +91,8 @@ for (const target of databaseTargets()) {
         ]);
       });
 
-      for (const [label, id] of [['unverified', () => unverified], ['unlisted', () => unlisted], ['unknown', () => randomUUID()]] as const) {
+      // Without weekly hours a profile is incomplete: the listing rule (docs/lawyers.md) keeps her out.
+      for (const [label, id] of [['unverified', () => unverified], ['unlisted', () => unlisted], ['hour-less', () => closedAll], ['unknown', () => randomUUID()]] as const) {
         it(`answers 404 not_found for an ${label} lawyer`, async () => {
           for (const path of ['', '/availability', '/reviews']) {
             const res = await get(`/lawyers/${id()}${path}`);
@@ -104,9 +111,9 @@ for (const target of databaseTargets()) {
         }
       });
 
-      it('gives next_available; null without any hours; after a closed week for a vacation', async () => {
+      it('gives next_available; null when closed for the whole horizon; after a closed week for a vacation', async () => {
         assert.equal((await get(`/lawyers/${madrid}`)).json().next_available, '2026-11-23');
-        assert.equal((await get(`/lawyers/${closedAll}`)).json().next_available, null);
+        assert.equal((await get(`/lawyers/${closedHorizon}`)).json().next_available, null);
         assert.equal((await get(`/lawyers/${vacation}`)).json().next_available, '2026-11-30');
       });
     });

@@ -7,9 +7,11 @@ import type {
   LawyerLanguageTable,
   LawyerPracticeAreaTable,
   LawyerTable,
+  LawyerVerificationTable,
   ReviewTable,
   WeeklyHoursTable,
 } from '../schema.ts';
+import type { Insertable } from 'kysely';
 import type { Executor } from './types.ts';
 
 export type LawyerSort = 'rating' | 'price_asc' | 'price_desc' | 'reviews';
@@ -37,7 +39,7 @@ export type LawyerSummaryRow = Pick<
   | 'languages_json'
 >;
 
-export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count'>;
+export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count' | 'consultation_minutes' | 'video_url' | 'offers_phone' | 'office_address'>;
 
 const SUMMARY_COLUMNS = [
   'id',
@@ -218,7 +220,7 @@ export async function listLinksForIndex(
 export function findPublicLawyer(db: Executor, id: string): Promise<LawyerProfileRow | undefined> {
   return db
     .selectFrom('lawyers')
-    .select([...SUMMARY_COLUMNS, 'bio', 'review_count'])
+    .select([...SUMMARY_COLUMNS, 'bio', 'review_count', 'consultation_minutes', 'video_url', 'offers_phone', 'office_address'])
     // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
     .where('id', '=', id.toLowerCase())
     .where('verified', '=', 1)
@@ -263,6 +265,7 @@ export interface LawyerWrite {
   practiceAreas: LawyerPracticeAreaTable[];
   languages: LawyerLanguageTable[];
   barMemberships: BarMembershipTable[];
+  verifications: Insertable<LawyerVerificationTable>[];
   weeklyHours: WeeklyHoursTable[];
   dateExceptions: DateExceptionTable[];
   reviews: ReviewTable[];
@@ -279,10 +282,11 @@ async function insertChunked<T extends keyof DB>(db: Executor, table: T, rows: D
 
 /** Inserts lawyers with everything that belongs to them. Call inside a transaction. */
 export async function insertLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
-  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 16);
+  await insertChunked(db, 'lawyers', writes.map((w) => w.lawyer), 29);
   await insertChunked(db, 'lawyer_practice_areas', writes.flatMap((w) => w.practiceAreas), 3);
   await insertChunked(db, 'lawyer_languages', writes.flatMap((w) => w.languages), 2);
-  await insertChunked(db, 'bar_memberships', writes.flatMap((w) => w.barMemberships), 3);
+  await insertChunked(db, 'bar_memberships', writes.flatMap((w) => w.barMemberships), 5);
+  await insertChunked(db, 'lawyer_verifications', writes.flatMap((w) => w.verifications) as never, 14);
   await insertChunked(db, 'lawyer_weekly_hours', writes.flatMap((w) => w.weeklyHours), 5);
   await insertChunked(db, 'lawyer_date_exceptions', writes.flatMap((w) => w.dateExceptions), 5);
   await insertChunked(db, 'reviews', writes.flatMap((w) => w.reviews), 6);
@@ -312,10 +316,4 @@ export function findLawyerForMail(db: Executor, id: string): Promise<LawyerMailR
     .select(['lawyers.id', 'lawyers.name', 'lawyers.timezone', 'lawyers.consultation_fee_cents', 'lawyers.platform_commission_percent', 'lawyers.contact_email', 'cities.name as city_name'])
     .where('lawyers.id', '=', id)
     .executeTakeFirst();
-}
-
-/** Sets a lawyer's verification and/or listing; false when no such lawyer. */
-export async function updateLawyerStatus(db: Executor, id: string, changes: Partial<Pick<LawyerTable, 'verified' | 'listed'>>, updatedAt: string): Promise<boolean> {
-  const result = await db.updateTable('lawyers').set({ ...changes, updated_at: updatedAt }).where('id', '=', id).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
 }

@@ -419,6 +419,38 @@ export function demoContactEmail(name: string, id: string): string {
   return `${words.slice(0, 2).join('.') || 'despacho'}.${id.slice(0, 4)}@despacho.example`;
 }
 
+/** FNV-1a of a string: per-lawyer details drawn without consuming the main stream, so adding them kept every earlier field as it was. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/**
+ * The lawyers' side of a demo lawyer (docs/lawyers.md): a membership number per colegio, and her
+ * consultation — its length is her hours' slot length; formats video (a reserved example.com
+ * meeting link), phone and in person (an office address in her city), at least one.
+ */
+export function demoOffer(id: string, cityName: string, slot: number, memberships: ReadonlyArray<{ bar_name: string }>): Pick<LawyerRecord, 'consultation_minutes' | 'formats'> & { numbers: string[] } {
+  const h = hashOf(id);
+  const video = h % 10 < 7;
+  const inPerson = (h >>> 4) % 10 < 5;
+  const phone = (h >>> 8) % 10 < 6 || (!video && !inPerson);
+  const street = ['Calle Mayor', 'Avenida de la Constitución', 'Plaza de España', 'Calle Real', 'Paseo del Prado'][(h >>> 12) % 5]!;
+  return {
+    consultation_minutes: slot === 30 ? 30 : 60,
+    formats: {
+      ...(video ? { video_url: `https://meet.example.com/consulta-${id.slice(0, 8)}` } : {}),
+      phone,
+      ...(inPerson ? { office_address: `${street} ${1 + ((h >>> 16) % 120)}, ${cityName}` } : {}),
+    },
+    numbers: memberships.map((m) => String(1000 + (hashOf(`${id} ${m.bar_name}`) % 98_000))),
+  };
+}
+
 /* ---------- the stream ---------- */
 
 /** Deterministic: same options → identical records (deep-equal), in the same order. Lazily yields so 100,000 lawyers never sit in memory at once. */
@@ -478,6 +510,7 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
       );
     }
 
+    const offer = demoOffer(id, city.name, slot, barMemberships);
     yield {
       id,
       name,
@@ -490,11 +523,13 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
       listed,
       languages,
       practice_areas: practiceAreas,
-      bar_memberships: barMemberships,
+      bar_memberships: barMemberships.map((m, j) => ({ ...m, membership_number: offer.numbers[j]! })),
       weekly_hours: weeklyHours,
       date_exceptions: dateExceptions,
       reviews,
       total_bookings: totalBookings,
+      consultation_minutes: offer.consultation_minutes,
+      formats: offer.formats,
     };
   }
 }

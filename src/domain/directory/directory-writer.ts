@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
-import { existingLawyerIds, insertLawyers, updateLawyerStatus, type LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
+import { existingLawyerIds, insertLawyers, type LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
 import {
   bumpDirectoryVersion,
   upsertCities,
@@ -19,6 +19,10 @@ import { checkShortText } from '../third-party-text.ts';
 import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
 import { languageByCode } from './languages.ts';
+import { BAR_ASSOCIATIONS, barAssociationByName } from '../lawyers/bar-associations.ts';
+import { CONSULTATION_MINUTES, isListed, isVerified, offeredFormats } from '../lawyers/listing.ts';
+import { verificationExpiry } from '../lawyers/verification-rules.ts';
+import { upsertBarAssociations } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import type { LawyerRecord } from './lawyer-record.ts';
 import type { ReferenceData } from './reference.service.ts';
 
@@ -38,6 +42,7 @@ export async function ensureReferenceData(db: Executor, nowIso: string): Promise
   };
   walk(PRACTICE_AREAS, null);
   await upsertPracticeAreas(db, rows);
+  await upsertBarAssociations(db, BAR_ASSOCIATIONS.map((b) => ({ id: b.id, name: b.name, province_code: b.provinceCode })));
   await bumpDirectoryVersion(db, nowIso);
 }
 
@@ -103,6 +108,11 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
     seenBars.add(b.bar_name);
   });
 
+  if (record.formats?.office_address) {
+    const bad = checkShortText(record.formats.office_address, '/formats/office_address');
+    if (bad) errors.push(bad);
+  }
+
   // Third-party short texts reach agents as plain strings: nothing that could break their line.
   const badName = checkShortText(record.name, '/name');
   if (badName) errors.push(badName);
@@ -123,6 +133,28 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
   const ratingAvg = verifiedReviews.length > 0
     ? Math.round((verifiedReviews.reduce((s, r) => s + r.rating, 0) / verifiedReviews.length) * 100) / 100
     : null;
+  // The lawyers' side (docs/lawyers.md): a record marked verified is vouched for by whoever
+  // imports it (the operator): status `verified`, one verification record per membership marked
+  // verified (or one without a membership), valid 12 months. `listed: false` is the operator's
+  // switch (hidden). The materialised flags come from the one listing rule.
+  const formats = record.formats ?? { phone: true };
+  const offer = { video_url: formats.video_url ?? null, offers_phone: formats.phone ? 1 : 0, office_address: formats.office_address ?? null };
+  const slotLengths = record.weekly_hours.map((w) => w.slot_minutes as number).filter((m) => (CONSULTATION_MINUTES as readonly number[]).includes(m));
+  const consultationMinutes = record.consultation_minutes ?? (slotLengths.length > 0 ? Math.max(...slotLengths) : 60);
+  const verifiedBars = record.verified ? record.bar_memberships.filter((b) => b.verified).map((b) => b.bar_name) : [];
+  const verificationBars: Array<string | null> = record.verified ? (verifiedBars.length > 0 ? verifiedBars : [null]) : [];
+  const facts = {
+    status: record.verified ? 'verified' : 'applied',
+    currentVerification: verificationBars.length > 0,
+    hidden: !record.listed,
+    feeCents: record.consultation_fee_cents,
+    consultationMinutes,
+    formats: offeredFormats(offer),
+    practiceAreas: record.practice_areas.length,
+    weeklyHours: record.weekly_hours.length,
+  };
+  const expiresAt = verificationExpiry(nowIso);
+
   const areasJson = record.practice_areas
     .map((a, i) => ({ name: areaNames.get(a.slug)!, slug: a.slug, is_primary: i === primary }))
     .sort((a, b) => Number(b.is_primary) - Number(a.is_primary));
@@ -137,8 +169,8 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
         consultation_fee_cents: record.consultation_fee_cents,
         platform_commission_percent: record.platform_commission_percent,
         bio: record.bio ?? null,
-        verified: record.verified ? 1 : 0,
-        listed: record.listed ? 1 : 0,
+        verified: isVerified(facts) ? 1 : 0,
+        listed: isListed(facts) ? 1 : 0,
         rating_avg: ratingAvg,
         rating_key: ratingAvg === null ? 0 : Math.round(ratingAvg * 100),
         review_count: verifiedReviews.length,
@@ -148,10 +180,42 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
         created_at: nowIso,
         updated_at: nowIso,
         contact_email: contactEmail,
+        status: facts.status,
+        status_reason: null,
+        user_id: null,
+        hidden: record.listed ? 0 : 1,
+        consultation_minutes: consultationMinutes,
+        ...offer,
+        min_notice_minutes: null,
+        buffer_minutes: 0,
+        horizon_days: 90,
+        verified_until: isVerified(facts) ? expiresAt : null,
       },
       practiceAreas: record.practice_areas.map((a, i) => ({ lawyer_id: id, area_slug: a.slug, is_primary: i === primary ? 1 : 0 })),
       languages: record.languages.map((language) => ({ lawyer_id: id, language })),
-      barMemberships: record.bar_memberships.map((b) => ({ lawyer_id: id, bar_name: b.bar_name, verified: b.verified ? 1 : 0 })),
+      barMemberships: record.bar_memberships.map((b) => ({
+        lawyer_id: id,
+        bar_name: b.bar_name,
+        verified: verifiedBars.includes(b.bar_name) ? 1 : 0,
+        bar_association_id: barAssociationByName(b.bar_name)?.id ?? null,
+        membership_number: b.membership_number ?? null,
+      })),
+      verifications: verificationBars.map((barName, i) => ({
+        // Deterministic for a given lawyer (the demo seed stays reproducible).
+        id: `${id.slice(0, 24)}${String(i).padStart(12, '0')}`,
+        lawyer_id: id,
+        bar_name: barName,
+        bar_association_id: barName === null ? null : (barAssociationByName(barName)?.id ?? null),
+        membership_number: record.bar_memberships.find((b) => b.bar_name === barName)?.membership_number ?? null,
+        checked_census: 0,
+        checked_colegio: 0,
+        source: 'import',
+        operator_user_id: null,
+        note: 'vouched for by the imported record',
+        verified_at: nowIso,
+        expires_at: expiresAt,
+        reminder_sent_at: null,
+      })),
       weeklyHours: record.weekly_hours.map((w) => ({ lawyer_id: id, ...w })),
       dateExceptions: (record.date_exceptions ?? []).map((e) => ({
         lawyer_id: id,
@@ -180,19 +244,4 @@ export function findExistingLawyerIds(database: Database, ids: string[]): Promis
 /** Writes prepared lawyers; the caller owns the transaction and bumps the version once. */
 export async function writeLawyers(db: Executor, writes: LawyerWrite[]): Promise<void> {
   await insertLawyers(db, writes);
-}
-
-/**
- * Changes whether a lawyer is verified and/or listed, as a directory write: the version is bumped
- * in the same transaction, so every process drops its cached answers and search index (this one
- * when the caller invalidates its cache, the others within DIRECTORY_REFRESH_MS). The caller owns
- * the transaction. False when there is no such lawyer.
- */
-export async function setLawyerVisibility(db: Executor, id: string, changes: { verified?: boolean; listed?: boolean }, nowIso: string): Promise<boolean> {
-  const values: { verified?: number; listed?: number } = {};
-  if (changes.verified !== undefined) values.verified = changes.verified ? 1 : 0;
-  if (changes.listed !== undefined) values.listed = changes.listed ? 1 : 0;
-  if (!(await updateLawyerStatus(db, id, values, nowIso))) return false;
-  await bumpDirectoryVersion(db, nowIso);
-  return true;
 }

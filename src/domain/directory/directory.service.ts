@@ -2,6 +2,7 @@
  * The lawyer directory: search, profiles, reviews and availability. Every directory rule lives
  * here; REST routes and MCP tools are thin adapters over these methods.
  */
+import { offeredFormats } from '../lawyers/listing.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
@@ -150,6 +151,8 @@ export class DirectoryService {
       const { next_available: _, ...summary } = this.summary(row, ref, null);
       profile = {
         ...summary,
+        consultation_minutes: row.consultation_minutes as LawyerProfile['consultation_minutes'],
+        formats: offeredFormats(row),
         timezone: row.timezone,
         bio: this.deps.fencer.fence(row.bio, 'lawyer_bio'),
         bar_memberships: bars.map((b) => ({ bar_name: sanitizeShortText(b.bar_name), verified: b.verified === 1 })),
@@ -236,6 +239,8 @@ export class DirectoryService {
       consultation_fee_cents: row.consultation_fee_cents,
       currency: 'EUR',
       platform_commission_percent: row.platform_commission_percent,
+      consultation_minutes: row.consultation_minutes as AvailabilityResponse['consultation_minutes'],
+      formats: offeredFormats(row),
       timezone: row.timezone,
       start_date: start,
       end_date: end,

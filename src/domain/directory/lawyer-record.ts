@@ -42,7 +42,11 @@ export const LawyerRecordSchema = Type.Object(
     ),
     bar_memberships: Type.Array(
       Type.Object(
-        { bar_name: Type.String({ minLength: 1, maxLength: 200 }), verified: Type.Boolean() },
+        {
+          bar_name: Type.String({ minLength: 1, maxLength: 200 }),
+          verified: Type.Boolean(),
+          membership_number: Type.Optional(Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9A-Za-z./ -]+$', description: 'the number the colegio gave her' })),
+        },
         { additionalProperties: false },
       ),
       { maxItems: 10 },
@@ -88,6 +92,21 @@ export const LawyerRecordSchema = Type.Object(
       ),
     ),
     total_bookings: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    consultation_minutes: Type.Optional(
+      Type.Union([Type.Literal(30), Type.Literal(45), Type.Literal(60), Type.Literal(90)], {
+        description: 'The consultation\'s length; absent: the weekly hours\' slot length when it is one of these, else 60',
+      }),
+    ),
+    formats: Type.Optional(
+      Type.Object(
+        {
+          video_url: Type.Optional(Type.Union([Type.String({ maxLength: 500, pattern: '^https://[^\\s]+$', description: 'her own meeting link (https only)' }), Type.Null()])),
+          phone: Type.Optional(Type.Boolean()),
+          office_address: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 300 }), Type.Null()])),
+        },
+        { additionalProperties: false, description: 'The consultation formats she offers; absent: phone only' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -42,6 +42,7 @@ import {
   findLiveSessionOfUser,
   revokeApiKeysOfUser,
 } from '../../db/repositories/account-deletion.repository.ts';
+import { deleteContactMessagesOf } from '../../db/repositories/contact.repository.ts';
 import { lockUserForIntents } from '../../db/repositories/agent-booking.repository.ts';
 import { isOperator } from '../../db/repositories/passkey.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
@@ -109,6 +110,8 @@ export const DELETION_DECISIONS = {
   operator_audit: { effect: 'kept', what: 'operator actions, kept to answer for them (GDPR art. 17(3)(e)); the deletion by the operator is an entry naming the account by id only' },
   lawyers: { effect: 'kept', what: 'refused while a lawyer record is linked to the account (lawyers.user_id)' },
   bar_memberships: { effect: 'unrelated', what: 'directory data' },
+  bar_associations: { effect: 'unrelated', what: 'reference data (the 83 colegios)' },
+  lawyer_verifications: { effect: 'kept', what: 'the operator\'s verifications of a lawyer (the operator who verified by id): kept to answer for them, like the audit log' },
   lawyer_practice_areas: { effect: 'unrelated', what: 'directory data' },
   lawyer_languages: { effect: 'unrelated', what: 'directory data' },
   lawyer_weekly_hours: { effect: 'unrelated', what: 'directory data' },
@@ -119,6 +122,7 @@ export const DELETION_DECISIONS = {
   provinces: { effect: 'unrelated', what: 'reference data' },
   cities: { effect: 'unrelated', what: 'reference data' },
   practice_areas: { effect: 'unrelated', what: 'reference data' },
+  contact_messages: { effect: 'erased', what: 'messages sent from the contact form while signed in, or with the address; the copy emailed to the operator is outside the service' },
 } as const satisfies Record<string, { effect: 'erased' | 'anonymised' | 'ended' | 'kept' | 'unrelated'; what: string }>;
 
 /** Whether a stored address is a deleted account's tombstone. */
@@ -300,6 +304,7 @@ export class AccountDeletionService {
       const endpoints = await disableEndpointsOfUser(tx, userId, 'The account that owned this endpoint was deleted.', nowIso);
       await deleteNotificationsOfUser(tx, userId);
       await eraseIntentAddressesOfUser(tx, userId);
+      await deleteContactMessagesOf(tx, userId, user.email);
       const tombstone = `${TOMBSTONE_PREFIX}${userId}`;
       await eraseAcceptedInvitationAddresses(tx, userId, tombstone);
       // Mail to the address before the confirmation is queued: the confirmation is the one mail left.

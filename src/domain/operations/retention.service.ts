@@ -25,6 +25,7 @@ import { REPLAY_WINDOW_MS } from '../booking/idempotency.ts';
 import { LAWYER_CHANGES_RETENTION_MS } from '../directory/reference.service.ts';
 import { endedIdentityCutoffs } from '../identity/session.service.ts';
 import { drainInBatches, type BatchRun } from './batches.ts';
+import { deleteContactMessagesBefore } from '../../db/repositories/contact.repository.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -32,6 +33,8 @@ const DAY_MS = 86_400_000;
 const PASSKEY_CHALLENGE_GRACE_MS = HOUR_MS;
 /** Invitation links last 7 days; a closed link still says why (accepted, revoked, expired) for 30 more. */
 const FIRM_INVITATION_GRACE_DAYS = 30;
+/** Contact-form messages: a year, for follow-ups and complaints about the same matter (docs/site.md#contact). */
+export const CONTACT_RETENTION_DAYS = 365;
 
 /** The name of each purge, in the order they run. */
 export const PURGES = [
@@ -46,6 +49,7 @@ export const PURGES = [
   'passkey_challenges',
   'oauth_records',
   'firm_invitations',
+  'contact_messages',
 ] as const;
 export type PurgeName = (typeof PURGES)[number];
 
@@ -153,6 +157,10 @@ export class RetentionService {
       case 'firm_invitations': {
         const cutoff = before(FIRM_INVITATION_GRACE_DAYS * DAY_MS);
         return { cutoff, step: (limit) => deleteExpiredFirmInvitations(db, cutoff, limit) };
+      }
+      case 'contact_messages': {
+        const cutoff = before(CONTACT_RETENTION_DAYS * DAY_MS);
+        return { cutoff, step: (limit) => deleteContactMessagesBefore(db, cutoff, limit) };
       }
     }
   }

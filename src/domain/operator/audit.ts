@@ -8,7 +8,7 @@ import { insertAuditEntry, type AuditRow } from '../../db/repositories/operator.
 import type { Executor } from '../../db/repositories/types.ts';
 import type { OperatorIdentity } from '../access/types.ts';
 
-export const AUDIT_ACTIONS = ['key.set_tier', 'key.suspend', 'key.unsuspend', 'lawyer.verify', 'lawyer.unverify', 'lawyer.list', 'lawyer.unlist', 'operator.add', 'operator.remove', 'user.delete'] as const;
+export const AUDIT_ACTIONS = ['key.set_tier', 'key.suspend', 'key.unsuspend', 'lawyer.verify', 'lawyer.unverify', 'lawyer.list', 'lawyer.unlist', 'lawyer.refuse', 'lawyer.suspend', 'lawyer.reinstate', 'operator.add', 'operator.remove', 'user.delete'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditTargetType = 'key' | 'lawyer' | 'user';

@@ -30,8 +30,10 @@ import type { AccountsService, Firm, User } from '../access/accounts.service.ts'
 import { normalizeEmail } from '../identity/email-address.ts';
 import { toRecord, type KeysService } from '../access/keys.service.ts';
 import type { Actor, ApiKeyRecord, FirmMember, FirmRole } from '../access/types.ts';
-import { setLawyerVisibility } from '../directory/directory-writer.ts';
-import { forbidden, invalidRequest, notFound } from '../errors.ts';
+import { conflict, forbidden, invalidRequest, notFound } from '../errors.ts';
+import { hasVerificationInForce, setLawyerHidden, setLawyerLifecycleStatus } from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import { refreshListing } from '../lawyers/listing.ts';
+import { upcomingConsultationsOfUnlisted } from '../lawyers/verification.service.ts';
 import { recordOperatorAction, toAuditEntry, type AuditAction, type AuditEntry } from './audit.ts';
 
 /** How many of each kind a search shows. */
@@ -42,6 +44,8 @@ export const LAWYER_LIMIT = 50;
 export const AUDIT_PAGE = 50;
 /** How many of its own entries an object's page shows. */
 export const HISTORY_LIMIT = 20;
+/** The reason recorded when the console's switch withdraws a verification. */
+export const WITHDRAWN_REASON = 'verification withdrawn by the operator';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REQUEST_ID = /^req_[0-9a-f]{32}$/;
@@ -65,8 +69,15 @@ export interface LawyerStatus {
   name: string;
   citySlug: string;
   cityName: string | null;
+  /** A verification in force and not suspended (materialised; docs/lawyers.md). */
   verified: boolean;
+  /** The operator's listing switch (not hidden). */
   listed: boolean;
+  /** In the directory: the listing rule holds (verified, not hidden, profile complete). */
+  public: boolean;
+  /** `applied` | `verified` | `refused` | `suspended`. */
+  status: string;
+  statusReason: string | null;
   updatedAt: string;
 }
 
@@ -89,7 +100,18 @@ export interface OperatorDeps {
 }
 
 function toLawyerStatus(row: LawyerStatusRow): LawyerStatus {
-  return { id: row.id, name: row.name, citySlug: row.city_slug, cityName: row.city_name, verified: row.verified === 1, listed: row.listed === 1, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    name: row.name,
+    citySlug: row.city_slug,
+    cityName: row.city_name,
+    verified: row.verified === 1,
+    listed: row.hidden === 0,
+    public: row.listed === 1,
+    status: row.status,
+    statusReason: row.status_reason,
+    updatedAt: row.updated_at,
+  };
 }
 
 const toUser = (row: { id: string; email: string; name: string | null; created_at: string }): User => ({ id: row.id, email: row.email, name: row.name, createdAt: row.created_at });
@@ -217,9 +239,11 @@ export class OperatorService {
   }
 
   /**
-   * Verifies or unverifies, lists or unlists a lawyer. A directory write: the lawyer appears in
-   * or disappears from search, profile, availability and booking at once in this process and
-   * within DIRECTORY_REFRESH_MS in the others. Audited, one entry per flag that changed.
+   * The console's two switches (docs/lawyers.md): withdrawing the verification suspends her
+   * (giving it back lifts the suspension, when a verification is in force); listing and
+   * unlisting is the operator's `hidden` switch. Either way the listing rule is recomputed: she
+   * appears in or disappears from search, profile, availability and booking at once in this
+   * process and within DIRECTORY_REFRESH_MS in the others. Audited, one entry per switch changed.
    */
   async setLawyerStatus(actor: Actor, lawyerId: string, change: { verified?: boolean; listed?: boolean }): Promise<{ lawyer: LawyerStatus; changed: boolean }> {
     const op = this.operator(actor);
@@ -230,27 +254,34 @@ export class OperatorService {
       const row = await findLawyerStatus(tx, id);
       if (!row) throw notFound(`no lawyer ${lawyerId}`);
       const before = toLawyerStatus(row);
-      const changes: { verified?: boolean; listed?: boolean } = {};
-      const actions: AuditAction[] = [];
+      const actions: Array<{ action: AuditAction; details: Record<string, unknown> }> = [];
+      const at = this.now();
       if (change.verified !== undefined && change.verified !== before.verified) {
-        changes.verified = change.verified;
-        actions.push(change.verified ? 'lawyer.verify' : 'lawyer.unverify');
+        if (change.verified) {
+          if (!(await hasVerificationInForce(tx, id, at))) throw conflict('she has no verification in force: verify her with a note of what was checked (consulta lawyers verify ID --note …)');
+          if (before.status !== 'suspended' && before.status !== 'verified') throw conflict(`a lawyer in status ${before.status} is verified with a note of what was checked (consulta lawyers verify ID --note …)`);
+          await setLawyerLifecycleStatus(tx, id, 'verified', null, at);
+          actions.push({ action: 'lawyer.verify', details: { status_before: before.status } });
+        } else {
+          await setLawyerLifecycleStatus(tx, id, 'suspended', WITHDRAWN_REASON, at);
+          actions.push({ action: 'lawyer.unverify', details: { status_before: before.status, reason: WITHDRAWN_REASON } });
+        }
       }
       if (change.listed !== undefined && change.listed !== before.listed) {
-        changes.listed = change.listed;
-        actions.push(change.listed ? 'lawyer.list' : 'lawyer.unlist');
+        await setLawyerHidden(tx, id, !change.listed, at);
+        actions.push({ action: change.listed ? 'lawyer.list' : 'lawyer.unlist', details: {} });
       }
       if (actions.length === 0) return { lawyer: before, changed: false };
-      const at = this.now();
-      await setLawyerVisibility(tx, id, changes, at);
-      const after = { ...before, ...changes, updatedAt: at };
-      for (const action of actions) {
+      const listing = (await refreshListing(tx, id, at))!;
+      if (!listing.after.listed && listing.before.listed) await upcomingConsultationsOfUnlisted(id, 'suspended');
+      const after = toLawyerStatus((await findLawyerStatus(tx, id))!);
+      for (const { action, details } of actions) {
         await recordOperatorAction(tx, {
           at,
           by: op.by,
           action,
           target: { type: 'lawyer', id, label: before.name },
-          details: { public_before: before.verified && before.listed, public_after: after.verified && after.listed },
+          details: { ...details, public_before: before.public, public_after: after.public },
         });
       }
       return { lawyer: after, changed: true };

@@ -41,7 +41,7 @@ export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passke
   const t = ctx.t.myAccount;
   const chosen = accountLocale ?? ctx.locale;
   return (
-    <Layout ctx={ctx} title={t.title}>
+    <Layout ctx={ctx} title={t.title} section="account">
       <div class="account-page">
         <h1>{t.title}</h1>
         {notice === 'language' ? (
@@ -169,7 +169,7 @@ export function DeleteAccountPage({ ctx, preview, problem, typed }: DeletePagePr
   const { owned, kept, blockers } = preview;
   const blocked = blockers.length > 0;
   return (
-    <Layout ctx={ctx} title={t.deleteTitle}>
+    <Layout ctx={ctx} title={t.deleteTitle} section="account">
       <div class="account-page">
         <p class="account-back">
           <a href="/account">← {t.title}</a>

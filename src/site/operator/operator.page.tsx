@@ -316,7 +316,7 @@ export function LawyersPage({ ctx, query, lawyers }: { ctx: SiteContext; query: 
 export function LawyerPage({ ctx, lawyer, history, done }: { ctx: SiteContext; lawyer: LawyerStatus; history: AuditEntry[]; done?: string }) {
   const t = ctx.t.operator;
   const url = `/operator/lawyers/${lawyer.id}`;
-  const isPublic = lawyer.verified && lawyer.listed;
+  const isPublic = lawyer.public;
   return (
     <Frame ctx={ctx} title={t.lawyerTitle(lawyer.name)} tab="lawyers">
       <h1>{lawyer.name}</h1>

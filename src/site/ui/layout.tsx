@@ -9,7 +9,7 @@ export interface LayoutProps {
   ctx: SiteContext;
   title: string;
   /** Which nav entry is the current page. */
-  section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard';
+  section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard' | 'account' | 'help' | 'contact' | 'legal';
   narrow?: boolean;
   /** No `hreflang` alternates (error pages: the address is not a page in any language). */
   noAlternates?: boolean;
@@ -20,7 +20,9 @@ export { withLang } from './languages.tsx';
 
 export function Layout({ ctx, title, section, narrow, noAlternates, children }: LayoutProps) {
   const { t } = ctx;
+  const f = t.face;
   const current = (s: LayoutProps['section']) => (s === section ? ('page' as const) : undefined);
+  const developers = section === 'dashboard';
   return (
     <html lang={ctx.locale} dir={textDirection(ctx.locale)}>
       <head>
@@ -36,13 +38,18 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
         <a class="skip" href="#main">{t.layout.skip}</a>
         <header class="site-header">
           <div class="bar">
-            <a class="brand" href="/">{t.common.siteName}</a>
+            <a class="brand" href="/">
+              {/* The mark is decoration: the name beside it is the link's text. */}
+              <img src={ctx.asset('logo.svg')} alt="" width={32} height={32} />
+              <span>{t.common.siteName}</span>
+            </a>
+            {/* People's navigation: find, their consultations, their account. Developers have their own entry. */}
             <nav class="site-nav" aria-label={t.layout.navLabel}>
               <a href="/" aria-current={current('search')}>{t.layout.findLawyer}</a>
               {ctx.user ? (
                 <>
                   <a href="/consultations" aria-current={current('consultations')}>{t.layout.myConsultations}</a>
-                  <a href="/developer/keys" aria-current={current('dashboard')}>{t.layout.dashboard}</a>
+                  <a href="/account" aria-current={current('account')}>{f.nav.account}</a>
                   <form method="post" action="/sign-out">
                     <CsrfField ctx={ctx} />
                     <button class="linklike" type="submit">{t.layout.signOut}</button>
@@ -51,18 +58,71 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
               ) : (
                 <a href={`/sign-in?return_to=${encodeURIComponent(ctx.path)}`} aria-current={current('sign-in')}>{t.layout.signIn}</a>
               )}
+              {ctx.user || developers ? (
+                <a class="nav-developers" href="/developer" aria-current={current('dashboard')}>{f.nav.developers}</a>
+              ) : null}
               <LanguageLinks ctx={ctx} />
             </nav>
           </div>
         </header>
         <main id="main" class={narrow ? 'narrow' : undefined}>{children}</main>
         <footer class="site-footer">
-          <div class="bar">
-            <span>{t.layout.tagline}</span>
-            <a href="/docs/api">{t.layout.apiDocs}</a>
-            <a href="/docs/errors">{t.layout.errorCodes}</a>
-            {ctx.user ? <span>{t.layout.signedInAs(ctx.user.email)}</span> : null}
-          </div>
+          <nav class="bar" aria-label={f.footer.label}>
+            <div class="footer-brand">
+              <p>
+                <strong>{t.common.siteName}</strong>
+              </p>
+              <p>{developers ? f.footer.developerIntro : t.layout.tagline}</p>
+            </div>
+            {developers ? (
+              <div>
+                <h2>{f.footer.developers}</h2>
+                <ul>
+                  <li><a href="/developer">{f.footer.developerDashboard}</a></li>
+                  <li><a href="/docs/api">{t.layout.apiDocs}</a></li>
+                  <li><a href="/docs/errors">{t.layout.errorCodes}</a></li>
+                  <li><a href="/">{f.footer.backToPeople}</a></li>
+                </ul>
+              </div>
+            ) : (
+              <div>
+                <h2>{f.footer.help}</h2>
+                <ul>
+                  <li><a href="/help" aria-current={current('help')}>{f.footer.helpCentre}</a></li>
+                  <li><a href="/contact" aria-current={current('contact')}>{f.footer.contact}</a></li>
+                  <li><a href="/legal/terms">{f.footer.howBooking}</a></li>
+                </ul>
+              </div>
+            )}
+            <div>
+              <h2>{f.footer.legal}</h2>
+              <ul>
+                <li><a href="/legal/aviso-legal">{f.legalNav.notice}</a></li>
+                <li><a href="/legal/privacy">{f.legalNav.privacy}</a></li>
+                <li><a href="/legal/terms">{f.legalNav.terms}</a></li>
+                <li><a href="/legal/cookies">{f.legalNav.cookies}</a></li>
+              </ul>
+            </div>
+            {developers ? (
+              <div>
+                <h2>{f.footer.help}</h2>
+                <ul>
+                  <li><a href="/help">{f.footer.helpCentre}</a></li>
+                  <li><a href="/contact">{f.footer.contact}</a></li>
+                </ul>
+              </div>
+            ) : (
+              <div>
+                <h2>{f.footer.developers}</h2>
+                <ul>
+                  <li><a href="/developer">{f.footer.developerDashboard}</a></li>
+                  <li><a href="/docs/api">{t.layout.apiDocs}</a></li>
+                  <li><a href="/docs/errors">{t.layout.errorCodes}</a></li>
+                </ul>
+              </div>
+            )}
+            {ctx.user ? <p class="operator-line">{t.layout.signedInAs(ctx.user.email)}</p> : null}
+          </nav>
         </footer>
       </body>
     </html>

@@ -1,0 +1,416 @@
+/**
+ * Verification by the operator (DESIGN.md §10; docs/lawyers.md). An application is a lawyer in
+ * status `applied`; the operator verifies it (a record: which membership, what was checked — the
+ * public Censo General de Letrados and/or the colegio's own directory —, by whom, a note; valid
+ * 12 months), refuses it (a reason, emailed to the applicant) or later suspends her (a reason).
+ * Every decision is audited in the operator's log, in its own transaction, and recomputes the
+ * listing rule at once (listing.ts): a suspended or expired lawyer is unlisted everywhere.
+ * The sweep (jobs) sends the reminder 30 days before expiry, once, to lawyer and operators, and
+ * unlists lawyers whose verification lapsed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { Database } from '../../db/database.ts';
+import {
+  claimReminder,
+  findLawyerLifecycle,
+  insertVerifications,
+  listApplications,
+  listDueReminders,
+  listExpiredButVerified,
+  listMemberships,
+  listVerifications,
+  setLawyerLifecycleStatus,
+  setMembershipNumber,
+  type LawyerLifecycleRow,
+  type MembershipRow,
+} from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import { listOperators } from '../../db/repositories/operator.repository.ts';
+import type { DB, LawyerVerificationTable } from '../../db/schema.ts';
+import type { Actor } from '../access/types.ts';
+import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
+import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
+import { recordOperatorAction } from '../operator/audit.ts';
+import { checkShortText } from '../third-party-text.ts';
+import { barAssociationById, CENSUS_URL } from './bar-associations.ts';
+import { refreshListing, type ListingChange } from './listing.ts';
+import { REMINDER_DAYS, verificationExpiry } from './verification-rules.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DAY_MS = 86_400_000;
+/** Applications listed at most, oldest first. */
+export const APPLICATIONS_LIMIT = 200;
+const SWEEP_BATCH = 200;
+export const NOTE_MAX = 2000;
+
+export type CheckedSource = 'census' | 'colegio';
+
+export interface VerificationDeps {
+  database: Database;
+  clock: Clock;
+  mail: MailQueue;
+  /** This process's directory cache, dropped after a change (other processes follow within DIRECTORY_REFRESH_MS). */
+  caches?: { directory?: { invalidate(): void } };
+}
+
+export interface Membership {
+  barName: string;
+  /** One of the 83 colegios, when the claimed name is one of them. */
+  colegio: { id: string; name: string } | null;
+  membershipNumber: string | null;
+  verified: boolean;
+}
+
+export interface Application {
+  id: string;
+  name: string;
+  citySlug: string;
+  status: string;
+  statusReason: string | null;
+  appliedAt: string;
+  memberships: Membership[];
+  /** Where the operator checks the claim: the public census (search there by name and number). */
+  censusUrl: string;
+}
+
+export interface VerificationRecord {
+  id: string;
+  barName: string | null;
+  colegioId: string | null;
+  membershipNumber: string | null;
+  checked: CheckedSource[];
+  source: string;
+  operatorUserId: string | null;
+  note: string;
+  verifiedAt: string;
+  expiresAt: string;
+  reminderSentAt: string | null;
+}
+
+function toMembership(m: MembershipRow): Membership {
+  const colegio = m.bar_association_id ? barAssociationById(m.bar_association_id) : undefined;
+  return { barName: m.bar_name, colegio: colegio ? { id: colegio.id, name: colegio.name } : null, membershipNumber: m.membership_number, verified: m.verified === 1 };
+}
+
+function toRecord(v: LawyerVerificationTable): VerificationRecord {
+  const checked: CheckedSource[] = [];
+  if (v.checked_census === 1) checked.push('census');
+  if (v.checked_colegio === 1) checked.push('colegio');
+  return {
+    id: v.id,
+    barName: v.bar_name,
+    colegioId: v.bar_association_id,
+    membershipNumber: v.membership_number,
+    checked,
+    source: v.source,
+    operatorUserId: v.operator_user_id,
+    note: v.note,
+    verifiedAt: v.verified_at,
+    expiresAt: v.expires_at,
+    reminderSentAt: v.reminder_sent_at,
+  };
+}
+
+/** A reason or note: trimmed, 1…NOTE_MAX characters, no control or invisible characters. */
+function requireText(raw: unknown, pointer: string, what: string): string {
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  const errors: FieldError[] = [];
+  if (text === '') errors.push({ pointer, detail: `give a ${what}` });
+  else if (text.length > NOTE_MAX) errors.push({ pointer, detail: `at most ${NOTE_MAX} characters` });
+  else {
+    const bad = checkShortText(text, pointer);
+    if (bad) errors.push(bad);
+  }
+  if (errors.length > 0) throw invalidRequest(`the ${what} is missing or not acceptable`, errors);
+  return text;
+}
+
+/** Where a lawyer is written to: her account's address, else her contact address. */
+const lawyerAddress = (row: { contact_email: string | null }, accountEmail: string | null): string | null => accountEmail ?? row.contact_email;
+
+export class VerificationService {
+  private readonly db: Kysely<DB>;
+
+  constructor(private readonly deps: VerificationDeps) {
+    this.db = deps.database.db;
+  }
+
+  private operator(actor: Actor): Extract<Actor, { type: 'operator' }> {
+    if (actor.type !== 'operator') throw forbidden('operators only');
+    return actor;
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+
+  private async lawyerOr404(db: Kysely<DB> | Parameters<typeof findLawyerLifecycle>[0], lawyerId: unknown): Promise<LawyerLifecycleRow> {
+    const id = typeof lawyerId === 'string' && UUID.test(lawyerId) ? lawyerId.toLowerCase() : null;
+    const row = id ? await findLawyerLifecycle(db, id) : undefined;
+    if (!row) throw notFound(`no lawyer ${String(lawyerId)}`);
+    return row;
+  }
+
+  private async toApplication(row: LawyerLifecycleRow): Promise<Application> {
+    return {
+      id: row.id,
+      name: row.name,
+      citySlug: row.city_slug,
+      status: row.status,
+      statusReason: row.status_reason,
+      appliedAt: row.created_at,
+      memberships: (await listMemberships(this.db, row.id)).map(toMembership),
+      censusUrl: CENSUS_URL,
+    };
+  }
+
+  /** Applications waiting for a decision, oldest first. */
+  async applications(actor: Actor): Promise<Application[]> {
+    this.operator(actor);
+    const rows = await listApplications(this.db, APPLICATIONS_LIMIT);
+    return Promise.all(rows.map((r) => this.toApplication(r)));
+  }
+
+  /** One lawyer as the operator judges her: what she claimed and every verification made. */
+  async application(actor: Actor, lawyerId: string): Promise<Application & { verifications: VerificationRecord[] }> {
+    this.operator(actor);
+    const row = await this.lawyerOr404(this.db, lawyerId);
+    return { ...(await this.toApplication(row)), verifications: (await listVerifications(this.db, row.id)).map(toRecord) };
+  }
+
+  /**
+   * Verifies a lawyer: a record for one of her memberships (`barName`, or her only/first one with
+   * a colegio), valid 12 months; status `verified`. Also renews a verified lawyer's record and
+   * lifts a suspension. A refused application can be verified later (she may have fixed her claim).
+   */
+  async verify(
+    actor: Actor,
+    lawyerId: string,
+    input: { note: string; checked: CheckedSource[]; barName?: string; membershipNumber?: string },
+  ): Promise<{ lawyer: LawyerLifecycleRow; verification: VerificationRecord; listing: ListingChange }> {
+    const op = this.operator(actor);
+    const note = requireText(input.note, '/note', 'note of what was checked');
+    const checked = [...new Set(input.checked)];
+    if (checked.length === 0 || checked.some((c) => c !== 'census' && c !== 'colegio')) {
+      throw invalidRequest('say what was checked', [{ pointer: '/checked', detail: 'one or both of census, colegio' }]);
+    }
+    const number = input.membershipNumber?.trim();
+    if (number !== undefined && !/^[0-9A-Za-z./ -]{1,40}$/.test(number)) throw invalidRequest('not a membership number', [{ pointer: '/membership_number', detail: 'letters, digits, . / - and spaces, at most 40' }]);
+    const result = await this.db.transaction().execute(async (tx) => {
+      const row = await this.lawyerOr404(tx, lawyerId);
+      const memberships = await listMemberships(tx, row.id);
+      const membership = input.barName !== undefined
+        ? memberships.find((m) => m.bar_name === input.barName || m.bar_association_id === input.barName)
+        : (memberships.find((m) => m.bar_association_id !== null) ?? memberships[0]);
+      if (!membership) {
+        throw conflict(input.barName !== undefined ? `she claims no membership of "${input.barName}"` : 'she claims no bar membership: there is nothing to verify');
+      }
+      const membershipNumber = number ?? membership.membership_number;
+      if (number !== undefined && number !== membership.membership_number) await setMembershipNumber(tx, row.id, membership.bar_name, number);
+      const at = this.now();
+      const record = {
+        id: randomUUID(),
+        lawyer_id: row.id,
+        bar_name: membership.bar_name,
+        bar_association_id: membership.bar_association_id,
+        membership_number: membershipNumber,
+        checked_census: checked.includes('census') ? 1 : 0,
+        checked_colegio: checked.includes('colegio') ? 1 : 0,
+        source: 'operator',
+        operator_user_id: op.by?.kind === 'user' ? op.by.userId : null,
+        note,
+        verified_at: at,
+        expires_at: verificationExpiry(at),
+        reminder_sent_at: null,
+      };
+      await insertVerifications(tx, [record]);
+      await setLawyerLifecycleStatus(tx, row.id, 'verified', null, at);
+      const listing = (await refreshListing(tx, row.id, at))!;
+      await recordOperatorAction(tx, {
+        at,
+        by: op.by,
+        action: 'lawyer.verify',
+        target: { type: 'lawyer', id: row.id, label: row.name },
+        details: {
+          status_before: row.status,
+          bar_name: membership.bar_name,
+          colegio: membership.bar_association_id,
+          membership_number: membershipNumber,
+          checked,
+          note,
+          expires_at: record.expires_at,
+          public_before: listing.before.listed,
+          public_after: listing.after.listed,
+        },
+      });
+      return { lawyer: { ...row, status: 'verified', status_reason: null, updated_at: at }, verification: toRecord(record), listing };
+    });
+    this.deps.caches?.directory?.invalidate();
+    return result;
+  }
+
+  /** Refuses an application with a reason, emailed to the applicant (Spanish and English). */
+  async refuse(actor: Actor, lawyerId: string, rawReason: string): Promise<{ lawyer: LawyerLifecycleRow; mailed: boolean }> {
+    const op = this.operator(actor);
+    const reason = requireText(rawReason, '/reason', 'reason');
+    const { lawyer, mailIds } = await this.db.transaction().execute(async (tx) => {
+      const row = await this.lawyerOr404(tx, lawyerId);
+      if (row.status !== 'applied') throw conflict(`only an application can be refused; this lawyer is ${row.status} (suspend a verified lawyer instead)`);
+      const at = this.now();
+      await setLawyerLifecycleStatus(tx, row.id, 'refused', reason, at);
+      const listing = (await refreshListing(tx, row.id, at))!;
+      await recordOperatorAction(tx, { at, by: op.by, action: 'lawyer.refuse', target: { type: 'lawyer', id: row.id, label: row.name }, details: { reason, public_before: listing.before.listed, public_after: listing.after.listed } });
+      const to = lawyerAddress(row, await this.accountEmail(tx, row.user_id));
+      const mailIds = to ? await this.deps.mail.enqueue(tx, [refusalMail(to, row.name, reason)]) : [];
+      return { lawyer: { ...row, status: 'refused', status_reason: reason, updated_at: at }, mailIds };
+    });
+    if (mailIds.length > 0) await this.deps.mail.deliver(mailIds);
+    return { lawyer, mailed: mailIds.length > 0 };
+  }
+
+  /**
+   * Suspends a lawyer with a reason: unlisted at once (search, profile, availability, booking,
+   * the site, MCP). Her upcoming paid consultations are handed to `onSuspended` — see
+   * `upcomingConsultationsOfUnlisted` below.
+   */
+  async suspend(actor: Actor, lawyerId: string, rawReason: string, action: 'lawyer.suspend' | 'lawyer.unverify' = 'lawyer.suspend'): Promise<{ lawyer: LawyerLifecycleRow; changed: boolean; listing: ListingChange | null }> {
+    const op = this.operator(actor);
+    const reason = requireText(rawReason, '/reason', 'reason');
+    const result = await this.db.transaction().execute(async (tx) => {
+      const row = await this.lawyerOr404(tx, lawyerId);
+      if (row.status === 'suspended') return { lawyer: row, changed: false, listing: null };
+      if (row.status !== 'verified') throw conflict(`only a verified lawyer can be suspended; this one is ${row.status}`);
+      const at = this.now();
+      await setLawyerLifecycleStatus(tx, row.id, 'suspended', reason, at);
+      const listing = (await refreshListing(tx, row.id, at))!;
+      await recordOperatorAction(tx, { at, by: op.by, action, target: { type: 'lawyer', id: row.id, label: row.name }, details: { reason, public_before: listing.before.listed, public_after: listing.after.listed } });
+      await upcomingConsultationsOfUnlisted(row.id, 'suspended');
+      return { lawyer: { ...row, status: 'suspended', status_reason: reason, updated_at: at }, changed: true, listing };
+    });
+    if (result.changed) this.deps.caches?.directory?.invalidate();
+    return result;
+  }
+
+  /** Lifts a suspension: she is verified again if her verification has not expired (else verify her anew). */
+  async reinstate(actor: Actor, lawyerId: string, action: 'lawyer.reinstate' | 'lawyer.verify' = 'lawyer.reinstate'): Promise<{ lawyer: LawyerLifecycleRow; changed: boolean; listing: ListingChange | null }> {
+    const op = this.operator(actor);
+    const result = await this.db.transaction().execute(async (tx) => {
+      const row = await this.lawyerOr404(tx, lawyerId);
+      if (row.status === 'verified' && row.verified === 1) return { lawyer: row, changed: false, listing: null };
+      const at = this.now();
+      const current = (await listVerifications(tx, row.id)).some((v) => v.expires_at > at);
+      if (!current) throw conflict('she has no verification in force: verify her with a note of what was checked (consulta lawyers verify ID --note …)');
+      if (row.status === 'refused') throw conflict('a refused application is verified anew, with a note of what was checked');
+      await setLawyerLifecycleStatus(tx, row.id, 'verified', null, at);
+      const listing = (await refreshListing(tx, row.id, at))!;
+      await recordOperatorAction(tx, { at, by: op.by, action, target: { type: 'lawyer', id: row.id, label: row.name }, details: { status_before: row.status, public_before: listing.before.listed, public_after: listing.after.listed } });
+      return { lawyer: { ...row, status: 'verified', status_reason: null, updated_at: at }, changed: true, listing };
+    });
+    if (result.changed) this.deps.caches?.directory?.invalidate();
+    return result;
+  }
+
+  private async accountEmail(db: Parameters<typeof findLawyerLifecycle>[0], userId: string | null): Promise<string | null> {
+    if (userId === null) return null;
+    const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+    return row?.email ?? null;
+  }
+
+  /**
+   * The expiry sweep (jobs runner; safe in several processes): reminders 30 days before a
+   * verification expires, once (claimed), to the lawyer and every operator; lawyers whose
+   * verification lapsed are unlisted (the materialised flags recomputed).
+   */
+  async sweep(): Promise<{ reminded: number; expired: number }> {
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const until = new Date(now.getTime() + REMINDER_DAYS * DAY_MS).toISOString();
+    let reminded = 0;
+    const operators = await listOperators(this.db);
+    for (const due of await listDueReminders(this.db, nowIso, until, SWEEP_BATCH)) {
+      const ids = await this.db.transaction().execute(async (tx) => {
+        if (!(await claimReminder(tx, due.verification_id, nowIso))) return [];
+        const mails: OutgoingMail[] = [];
+        const to = due.user_email ?? due.contact_email;
+        if (to) mails.push(reminderMail(to, due.name, due.expires_at, 'lawyer'));
+        for (const o of operators) mails.push(reminderMail(o.email, due.name, due.expires_at, 'operator', due.lawyer_id));
+        return this.deps.mail.enqueue(tx, mails);
+      });
+      if (ids.length > 0) {
+        reminded++;
+        await this.deps.mail.deliver(ids);
+      }
+    }
+    let expired = 0;
+    for (const lawyerId of await listExpiredButVerified(this.db, nowIso, SWEEP_BATCH)) {
+      const change = await this.db.transaction().execute((tx) => refreshListing(tx, lawyerId, nowIso));
+      if (change && change.before.verified && !change.after.verified) {
+        expired++;
+        await upcomingConsultationsOfUnlisted(lawyerId, 'expired');
+      }
+    }
+    if (expired > 0) this.deps.caches?.directory?.invalidate();
+    return { reminded, expired };
+  }
+}
+
+/**
+ * HOOK (issue 18, item 6 — not yet built): when a lawyer is unlisted by suspension or expiry, her
+ * upcoming paid consultations are to be cancelled by the lawyer-cancellation flow (full refund,
+ * METHOD:CANCEL email, time freed). Until that flow exists they stand: they were booked while she
+ * was listed, and holds and confirmations already read her listed or not (docs/lawyers.md).
+ */
+export async function upcomingConsultationsOfUnlisted(lawyerId: string, why: 'suspended' | 'expired'): Promise<void> {
+  void lawyerId;
+  void why;
+}
+
+function refusalMail(to: string, name: string, reason: string): OutgoingMail {
+  return {
+    kind: 'lawyer_application_refused',
+    to,
+    subject: 'Tu solicitud en Consulta / Your application to Consulta',
+    text: [
+      `Hola, ${name}:`,
+      '',
+      'Hemos revisado tu solicitud para aparecer en Consulta y no podemos verificarla por ahora. El motivo:',
+      '',
+      reason,
+      '',
+      'Si puedes aclararlo, responde a este correo y la revisaremos de nuevo.',
+      '',
+      '---',
+      '',
+      `Hello ${name},`,
+      '',
+      'We reviewed your application to be listed on Consulta and cannot verify it for now. The reason:',
+      '',
+      reason,
+      '',
+      'If you can clear this up, reply to this email and we will review it again.',
+    ].join('\n'),
+  };
+}
+
+function reminderMail(to: string, name: string, expiresAt: string, who: 'lawyer' | 'operator', lawyerId?: string): OutgoingMail {
+  const date = expiresAt.slice(0, 10);
+  if (who === 'operator') {
+    return {
+      kind: 'lawyer_verification_reminder_operator',
+      to,
+      subject: `Verification of ${name} expires on ${date}`,
+      text: `The verification of ${name} (lawyer ${lawyerId}) expires on ${date}. Check the census and her colegio again, then renew it: consulta lawyers verify ${lawyerId} --note "…". Without a renewal she is unlisted on that day.`,
+    };
+  }
+  return {
+    kind: 'lawyer_verification_reminder',
+    to,
+    subject: 'Tu verificación en Consulta caduca pronto / Your Consulta verification expires soon',
+    text: [
+      `Hola, ${name}: tu verificación como abogada o abogado en Consulta caduca el ${date}. La revisaremos de nuevo; si ha cambiado tu colegiación, responde a este correo.`,
+      '',
+      `Hello ${name}: your verification as a lawyer on Consulta expires on ${date}. We will check it again; if your bar membership has changed, reply to this email.`,
+    ].join('\n'),
+  };
+}

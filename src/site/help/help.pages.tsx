@@ -1,0 +1,197 @@
+/** Help, the contact form and the legal pages: pure components of their props. */
+import type { LegalIdentity } from '../../config.ts';
+import { CONTACT_LIMITS, CONTACT_TOPICS } from '../../domain/contact/contact.service.ts';
+import type { SiteContext } from '../context.ts';
+import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
+import { Layout } from '../ui/layout.tsx';
+import type { CookieEntry, LegalDocument, LegalPage } from './legal-texts.ts';
+
+export function HelpPage({ ctx }: { ctx: SiteContext }) {
+  const t = ctx.t.face.help;
+  return (
+    <Layout ctx={ctx} title={t.title} section="help">
+      <div class="prose">
+        <h1>{t.title}</h1>
+        <p class="lead">{t.intro}</p>
+      </div>
+      <ul class="help-topics">
+        {t.topics.map((topic) => (
+          <li class="card" id={topic.id}>
+            <h2>{topic.title}</h2>
+            <p>{topic.body}</p>
+          </li>
+        ))}
+      </ul>
+      <section class="card" aria-labelledby="more-help">
+        <h2 id="more-help">{t.more}</h2>
+        <p>{t.moreText}</p>
+        <p>
+          <a class="button" href="/contact">{t.contactButton}</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export interface ContactValues {
+  name: string;
+  email: string;
+  topic: string;
+  message: string;
+}
+
+export type ContactErrors = Partial<Record<keyof ContactValues, string>>;
+
+export function ContactPage({ ctx, values, errors }: { ctx: SiteContext; values: ContactValues; errors: ContactErrors }) {
+  const t = ctx.t.face.contact;
+  const hasErrors = Object.keys(errors).length > 0;
+  // Focus lands on the first field to fix (the autofocus attribute: no script needed).
+  const first = (['name', 'email', 'topic', 'message'] as const).find((k) => errors[k]);
+  const messageId = 'f-message';
+  const describedBy = [`${messageId}-hint`, errors.message ? `${messageId}-error` : null].filter(Boolean).join(' ');
+  return (
+    <Layout ctx={ctx} title={t.title} section="contact" narrow>
+      <h1>{t.title}</h1>
+      <p>{t.intro}</p>
+      {hasErrors ? (
+        <Notice kind="bad" role="alert">
+          <p>{t.fixErrors}</p>
+        </Notice>
+      ) : null}
+      <PostForm ctx={ctx} action="/contact" once novalidate>
+        <Field name="name" label={t.name} value={values.name} error={errors.name} autofocus={first === 'name'} required autocomplete="name" maxLength={CONTACT_LIMITS.nameMax} />
+        <Field name="email" label={t.email} type="email" value={values.email} error={errors.email} autofocus={first === 'email'} hint={t.emailHint} required autocomplete="email" inputmode="email" maxLength={254} />
+        <Select name="topic" label={t.topic} value={values.topic} options={CONTACT_TOPICS.map((v) => ({ value: v, label: t.topics[v] }))} error={errors.topic} />
+        <div class="field">
+          <label for={messageId}>{t.message}</label>
+          <textarea
+            id={messageId}
+            name="message"
+            rows={8}
+            required
+            minLength={CONTACT_LIMITS.messageMin}
+            maxLength={CONTACT_LIMITS.messageMax}
+            aria-invalid={errors.message ? 'true' : undefined}
+            aria-describedby={describedBy}
+            autofocus={first === 'message'}
+          >
+            {values.message}
+          </textarea>
+          <span class="hint" id={`${messageId}-hint`}>{t.messageHint(CONTACT_LIMITS.messageMin, CONTACT_LIMITS.messageMax)}</span>
+          {errors.message ? <span class="field-error" id={`${messageId}-error`}>{errors.message}</span> : null}
+        </div>
+        <p class="meta">
+          {t.privacyNote} <a href="/legal/privacy">{ctx.t.face.legalNav.privacy}</a>
+        </p>
+        <button type="submit" class="wide">{t.send}</button>
+      </PostForm>
+    </Layout>
+  );
+}
+
+export function ContactSentPage({ ctx, reference }: { ctx: SiteContext; reference: string | null }) {
+  const t = ctx.t.face.contact;
+  return (
+    <Layout ctx={ctx} title={t.sentTitle} section="contact" narrow>
+      <h1>{t.sentTitle}</h1>
+      <Notice kind="ok" role="status">
+        <p>{t.sent}</p>
+        {reference ? <p class="mono">{t.sentReference(reference)}</p> : null}
+      </Notice>
+      <p>
+        <a class="button secondary" href="/">{t.backHome}</a>
+      </p>
+    </Layout>
+  );
+}
+
+export interface LegalPageProps {
+  ctx: SiteContext;
+  page: LegalPage;
+  doc: LegalDocument;
+  /** The language of the text shown (English for languages without a checked legal translation). */
+  language: 'es' | 'en';
+  legal: LegalIdentity;
+  updated: string;
+  cookies?: CookieEntry[];
+}
+
+const DEMO_NOTICE = {
+  es: 'Datos de demostración: el titular, el NIF y el domicilio de esta página son valores de ejemplo (LEGAL_* sin configurar). Quien opere el servicio debe poner los suyos antes de abrirlo al público.',
+  en: 'Demonstration data: the operator, tax id and address on this page are example values (LEGAL_* not set). Whoever runs the service must set their own before opening it to the public.',
+};
+
+const COOKIE_HEAD = {
+  es: { caption: 'Cookies que puede guardar este sitio', purpose: 'Para qué', lifetime: 'Duración', type: 'Tipo', necessary: 'Estrictamente necesaria, propia' },
+  en: { caption: 'Cookies this site may store', purpose: 'What for', lifetime: 'How long', type: 'Kind', necessary: 'Strictly necessary, first-party' },
+};
+
+export function LegalPageView({ ctx, page, doc, language, legal, updated, cookies }: LegalPageProps) {
+  const nav = ctx.t.face.legalNav;
+  const links: Array<[LegalPage, string]> = [
+    ['aviso-legal', nav.notice],
+    ['privacy', nav.privacy],
+    ['terms', nav.terms],
+    ['cookies', nav.cookies],
+  ];
+  const head = COOKIE_HEAD[language];
+  return (
+    <Layout ctx={ctx} title={doc.title} section="legal">
+      <nav class="legal-nav" aria-label={nav.label}>
+        <ul>
+          {links.map(([p, label]) => (
+            <li>
+              <a href={`/legal/${p}`} aria-current={p === page ? 'page' : undefined}>{label}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {/* The text's own language when the page's has no checked legal translation. */}
+      <article class="prose" lang={language === ctx.locale ? undefined : language}>
+        <h1>{doc.title}</h1>
+        <p class="legal-meta">{language === 'es' ? `Última actualización: ${updated}` : `Last updated: ${updated}`}</p>
+        {legal.demo && (page === 'aviso-legal' || page === 'privacy' || page === 'terms') ? (
+          <Notice kind="warn">
+            <p>{DEMO_NOTICE[language]}</p>
+          </Notice>
+        ) : null}
+        <p class="lead">{doc.intro}</p>
+        {doc.sections.map((s, i) => (
+          <section>
+            <h2>{s.heading}</h2>
+            {s.paragraphs?.map((p) => <p>{p}</p>)}
+            {s.list ? (
+              <ul>
+                {s.list.map((item) => (
+                  <li>{item}</li>
+                ))}
+              </ul>
+            ) : null}
+            {/* The cookie statement's first section is the list of every cookie. */}
+            {page === 'cookies' && i === 0 && cookies ? (
+              <ul class="cards cookie-list" aria-label={head.caption}>
+                {cookies.map((c) => (
+                  <li class="card">
+                    <h3 class="cookie-names">
+                      {c.names.map((n) => (
+                        <code>{n}</code>
+                      ))}
+                    </h3>
+                    <dl class="facts">
+                      <dt>{head.purpose}</dt>
+                      <dd>{c.purpose[language]}</dd>
+                      <dt>{head.lifetime}</dt>
+                      <dd>{c.lifetime[language]}</dd>
+                      <dt>{head.type}</dt>
+                      <dd>{head.necessary}</dd>
+                    </dl>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </section>
+        ))}
+      </article>
+    </Layout>
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * `consulta lawyers applications|verify|refuse|suspend|reinstate` end to end, on both databases:
+ * the real command spawned against the database this test's app serves. Each decision is audited
+ * as `cli`, the refusal's reason is emailed (local outbox), the serving app follows; exit codes
+ * 0, 1 (refused, not found), 2 (usage: a verification without a note, a suspension without a reason).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestContext, type TestContext } from '../support/app.ts';
+import { jsonLine, runConsulta, type RunResult } from '../support/cli.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+
+const CONFIG_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'SITE_URL', 'BASE_URL', 'MCP_URL', 'LOG_LEVEL', 'SMTP_URL', 'MAIL_FROM', 'NODE_ENV', 'DIRECTORY_REFRESH_MS'];
+const BASE_ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_VARS.includes(k)));
+
+for (const target of databaseTargets()) {
+  describe(`consulta lawyers: applications and decisions (CLI, ${target.name})`, () => {
+    let ctx: TestContext;
+    let applicant: string;
+    let doubtful: string;
+
+    before(async () => {
+      ctx = await createTestContext(target);
+      [applicant, doubtful] = (await insertLawyers(ctx.database, [
+        lawyerRecord({ name: 'Elena Solicitud CLI', verified: false, bar_memberships: [{ bar_name: 'Ilustre Colegio de Abogados de Málaga', verified: false, membership_number: '9876' }] }),
+        lawyerRecord({ name: 'Dudosa CLI', verified: false, contact_email: 'dudosa@example.com' }),
+      ])) as [string, string];
+    });
+    after(async () => ctx?.close());
+
+    const cli = (...args: string[]): Promise<RunResult> => runConsulta(args, { ...BASE_ENV, DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' });
+    const audit = (id: string) => ctx.database.db.selectFrom('operator_audit').select(['action', 'actor_type', 'details']).where('target_id', '=', id).orderBy('id').execute();
+    const profile = async (id: string) => (await ctx.app.fastify.inject({ url: `/api/v1/lawyers/${id}` })).statusCode;
+
+    it('applications lists what waits, with the claimed colegio and number', async () => {
+      const out = jsonLine(await cli('lawyers', 'applications', '--json'));
+      const mine = out.applications.find((a: { id: string }) => a.id === applicant);
+      assert.deepEqual(mine.memberships, [{ bar_name: 'Ilustre Colegio de Abogados de Málaga', colegio: 'malaga', membership_number: '9876', verified: false }]);
+      assert.match(mine.census_url, /^https:\/\//);
+      const human = await cli('lawyers', 'applications');
+      assert.match(human.stdout, /Elena Solicitud CLI .*no\. 9876/);
+    });
+
+    it('verify needs a note; with one she is listed, the record saying what was checked; audited as cli', async () => {
+      assert.equal((await cli('lawyers', 'verify', applicant)).code, 2);
+      assert.equal((await cli('lawyers', 'verify', applicant, '--note', 'x', '--checked', 'gossip')).code, 2);
+      assert.equal(await profile(applicant), 404);
+      const out = jsonLine(await cli('lawyers', 'verify', applicant, '--note', 'Censo: ejerciente en Málaga', '--checked', 'census,colegio', '--json'));
+      assert.equal(out.status, 'verified');
+      assert.equal(out.public, true);
+      assert.deepEqual(out.verification.checked, ['census', 'colegio']);
+      assert.equal(out.verification.colegio, 'malaga');
+      assert.equal(await profile(applicant), 200);
+      const [entry] = await audit(applicant);
+      assert.equal(entry!.action, 'lawyer.verify');
+      assert.equal(entry!.actor_type, 'cli');
+    });
+
+    it('refuse needs a reason and emails it; a second refusal is refused (exit 1)', async () => {
+      assert.equal((await cli('lawyers', 'refuse', doubtful)).code, 2);
+      const out = jsonLine(await cli('lawyers', 'refuse', doubtful, '--reason', 'El número no coincide con el censo', '--json'));
+      assert.equal(out.status, 'refused');
+      assert.equal(out.mailed, true);
+      const mail = await ctx.database.db.selectFrom('mail_outbox').select('text').where('recipient', '=', 'dudosa@example.com').executeTakeFirstOrThrow();
+      assert.match(mail.text, /El número no coincide con el censo/);
+      assert.equal(jsonLine(await cli('lawyers', 'refuse', doubtful, '--reason', 'again', '--json'), 1).error.code, 'conflict');
+      assert.deepEqual((await audit(doubtful)).map((e) => e.action), ['lawyer.refuse']);
+    });
+
+    it('suspend with a reason unlists her; reinstate lists her again; unknown ids exit 1', async () => {
+      assert.equal((await cli('lawyers', 'suspend', applicant)).code, 2);
+      const out = jsonLine(await cli('lawyers', 'suspend', applicant, '--reason', 'Baja colegial comunicada', '--json'));
+      assert.deepEqual([out.status, out.status_reason, out.public, out.changed], ['suspended', 'Baja colegial comunicada', false, true]);
+      assert.equal(await profile(applicant), 404);
+      assert.equal(jsonLine(await cli('lawyers', 'reinstate', applicant, '--json')).public, true);
+      assert.equal(await profile(applicant), 200);
+      assert.deepEqual((await audit(applicant)).map((e) => e.action), ['lawyer.verify', 'lawyer.suspend', 'lawyer.reinstate']);
+      assert.equal(jsonLine(await cli('lawyers', 'suspend', '00000000-0000-4000-8000-000000000000', '--reason', 'x', '--json'), 1).error.code, 'not_found');
+      assert.equal((await cli('lawyers', 'frobnicate', applicant)).code, 2);
+    });
+  });
+}
