@@ -54,6 +54,8 @@ export const SCENARIOS: ScenarioSpec[] = [
   { name: 'practice-areas', kind: 'reference', target: 0.7, paths: fixed('/practice-areas') },
   // Site pages for people (HTML rendered on the server); the raw baseline answers the same bytes.
   { name: 'site: home', kind: 'site', target: 0.5, paths: () => ['/'] },
+  // Search results as a phone sees them: each card with its first three free times (issue 19, phone first).
+  { name: 'site: search results', kind: 'site', target: 0.5, paths: () => ['/?city=madrid', '/?practice_area=residence', '/?city=barcelona&sort=price_asc', '/?language=ar'] },
   { name: 'site: lawyer profile', kind: 'site', target: 0.5, paths: sitePerLawyer('') },
   { name: 'site: booking page', kind: 'site', target: 0.5, paths: sitePerLawyer('/book') },
 ];

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { SITE, testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
@@ -18,6 +18,13 @@ import { siteCookies } from '../../src/site/plugin.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
+
+/** Full-page screenshots for a person to look at (outside the repo): SHOTS_DIR, or the temporary directory. */
+async function shot(page: Page, name: string): Promise<void> {
+  const out = process.env.SHOTS_DIR ?? path.join(os.tmpdir(), 'consulta-screenshots');
+  fs.mkdirSync(out, { recursive: true });
+  await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
+}
 
 describe('site pages: accessibility and layout at phone size, in both languages', { skip: unavailable }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-a11y-'));
@@ -39,6 +46,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
   const pages = () => [
     { name: 'home', url: '/' },
     { name: 'search results', url: '/?city=almeria' },
+    { name: 'what do you need help with', url: `/?q=${encodeURIComponent('Me denegaron el arraigo social, <b>ayuda</b>')}` },
     { name: 'search with an error', url: '/?max_fee_eur=-5' },
     { name: 'lawyer profile', url: `/lawyers/${id}` },
     { name: 'booking page', url: `/lawyers/${id}/book` },
@@ -108,6 +116,51 @@ describe('site pages: accessibility and layout at phone size, in both languages'
         }
       } finally {
         await context.close();
+      }
+      assert.deepEqual(problems, []);
+    });
+  }
+
+  // Phone first (docs/site.md): after a search a phone shows the results, each card's first free
+  // times are in reach; the folded filters open with a tap, without JavaScript. Screenshots of the
+  // home page with suggestions and of the results, phone and desktop, both languages.
+  for (const lang of ['es', 'en'] as const) {
+    it(`phone first: results and their free times on the first screen, filters open with a tap, axe-core clean (${lang})`, async () => {
+      const problems: string[] = [];
+      for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+        const context = await browser.newContext({ viewport, locale: lang === 'es' ? 'es-ES' : 'en-GB' });
+        const page = await context.newPage();
+        try {
+          const need = lang === 'es' ? 'Me denegaron el arraigo social' : 'My asylum was refused';
+          await page.goto(`${server.url}/?q=${encodeURIComponent(need)}`);
+          const suggestion = page.locator('.suggestion-list a').first();
+          assert.ok(await suggestion.isVisible(), 'a suggestion is shown');
+          await shot(page, `need-${lang}-${label}`);
+          for (const v of (await new AxeBuilder({ page }).analyze()).violations) problems.push(`${label} need: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
+
+          await page.goto(`${server.url}/?city=almeria`);
+          const firstTime = page.locator('.first-times button').first();
+          const box = await firstTime.boundingBox();
+          assert.ok(box && box.y + box.height <= viewport.height, `${label}: the first card's first free time is on the first screen (${box?.y})`);
+          assert.equal(await page.locator('.search-filters').getAttribute('open'), null, 'filters folded');
+          assert.equal(await page.locator('#f-city').isVisible(), false);
+          await shot(page, `results-${lang}-${label}`);
+          for (const v of (await new AxeBuilder({ page }).analyze()).violations) problems.push(`${label} results: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
+          if ((await sidewaysOverflow(page)) > 0) problems.push(`${label}: wider than the screen`);
+        } finally {
+          await context.close();
+        }
+        // The folded filters are a <details>: a tap opens them with JavaScript off (axe-core needs it on, above).
+        const noScript = await browser.newContext({ viewport, locale: lang === 'es' ? 'es-ES' : 'en-GB', javaScriptEnabled: false });
+        try {
+          const page = await noScript.newPage();
+          await page.goto(`${server.url}/?city=almeria`);
+          await page.locator('.search-filters > summary').click();
+          assert.equal(await page.locator('#f-city').isVisible(), true, 'a tap opens the filters, without JavaScript');
+          await shot(page, `results-open-${lang}-${label}`);
+        } finally {
+          await noScript.close();
+        }
       }
       assert.deepEqual(problems, []);
     });

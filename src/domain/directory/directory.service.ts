@@ -26,7 +26,7 @@ import type {
   SearchQuery,
   SearchResponse,
 } from '../../contract/directory.ts';
-import { invalidRequest, notFound, type FieldError } from '../errors.ts';
+import { DomainError, invalidRequest, notFound, type FieldError } from '../errors.ts';
 import { sanitizeShortText, type Fencer } from './fence.ts';
 import { resolveLanguage } from './languages.ts';
 import { isFresh, type CityEntry, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
@@ -254,6 +254,26 @@ export class DirectoryService {
     return response;
   }
 
+  /**
+   * A lawyer's first `count` free times from `nextAvailable` (a search result's next_available),
+   * for a result card. Reads the same per-lawyer availability cache as getAvailability (the
+   * 14-day window starting that day), so a card costs no query while that answer is fresh. Empty
+   * when the lawyer has no free time soon, or is no longer listed.
+   */
+  async firstFreeSlots(lawyerId: string, nextAvailable: string | null, count = 3): Promise<AvailabilityResponse | null> {
+    if (nextAvailable === null) return null;
+    let availability: AvailabilityResponse;
+    try {
+      availability = await this.getAvailability(lawyerId, { start_date: nextAvailable });
+    } catch (err) {
+      // Hidden meanwhile, or next_available is yesterday after midnight in the lawyer's zone.
+      if (!(err instanceof DomainError) || (err.code !== 'not_found' && err.code !== 'invalid_request')) throw err;
+      if (err.code === 'not_found') return null;
+      availability = await this.getAvailability(lawyerId, {});
+    }
+    return derivedFirst(availability, count);
+  }
+
   /** A verified, publicly listed lawyer's row and cache entry; 404 otherwise. */
   private async publicLawyer(lawyerId: string): Promise<{ entry: LawyerEntry; row: LawyerProfileRow; ref: ReferenceData }> {
     const cache = this.deps.cache;
@@ -390,4 +410,14 @@ export class DirectoryService {
     }
     return result;
   }
+}
+
+/** The first `count` free slots of an availability answer: the same object while that answer is unchanged. */
+const firstSlots = new WeakMap<AvailabilityResponse, Map<number, AvailabilityResponse>>();
+function derivedFirst(availability: AvailabilityResponse, count: number): AvailabilityResponse {
+  let byCount = firstSlots.get(availability);
+  if (!byCount) firstSlots.set(availability, (byCount = new Map()));
+  let out = byCount.get(count);
+  if (!out) byCount.set(count, (out = { ...availability, slots: availability.slots.filter((s) => s.available).slice(0, count) }));
+  return out;
 }

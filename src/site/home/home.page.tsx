@@ -1,10 +1,29 @@
 /** The home page: a search form over the directory, and its results. */
-import type { LawyerSummary } from '../../contract/directory.ts';
+import type { ComponentChildren } from 'preact';
+import type { AvailabilityResponse, LawyerSummary } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
-import { Field, Notice, Select, euros } from '../ui/components.tsx';
-import { formatDay } from '../../i18n/format.ts';
+import { Field, Notice, PostForm, Select, euros } from '../ui/components.tsx';
+import { formatDay, formatTime } from '../../i18n/format.ts';
 import { practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
+
+const shortDays = new Map<string, string>();
+/** `2026-11-30` → "lun 30" / "Mon 30": a time button's day, short enough for three buttons on a phone. */
+function formatShortDay(date: string, locale: string): string {
+  const id = `${locale}|${date}`;
+  let out = shortDays.get(id);
+  if (out === undefined) {
+    // Weekday, then day, in every language ("Thu 26", "jue 26"): Intl alone gives "26 Thu" in English.
+    const parts = new Intl.DateTimeFormat(locale, { weekday: 'short', day: 'numeric', timeZone: 'UTC' }).formatToParts(new Date(`${date}T12:00:00Z`));
+    out = `${parts.find((p) => p.type === 'weekday')?.value ?? ''} ${parts.find((p) => p.type === 'day')?.value ?? ''}`.trim();
+    if (shortDays.size >= 2000) shortDays.clear();
+    shortDays.set(id, out);
+  }
+  return out;
+}
+
+/** How much of the free text is read (and shown back): a sentence or two, never a whole page. */
+export const NEED_MAX_CHARS = 200;
 
 export interface SearchFormValues {
   city?: string;
@@ -12,6 +31,13 @@ export interface SearchFormValues {
   language?: string;
   max_fee_eur?: string | number;
   sort?: string;
+}
+
+/** What the free-text field answered: the text read, and the practice areas it suggests. */
+export interface NeedAnswer {
+  text: string;
+  truncated: boolean;
+  suggestions: ReadonlyArray<{ slug: string; name: string; href: string }>;
 }
 
 export interface HomePageProps {
@@ -22,15 +48,23 @@ export interface HomePageProps {
   areas: ReadonlyArray<{ value: string; label: string }>;
   languages: ReadonlyArray<{ value: string; label: string }>;
   /** Null before a search was made (or when the form has errors). */
+  /** This rendering's nonce (the holds' Idempotency-Key), from cachedPage. */
+  once?: string;
+  /** Each result's first free times, by lawyer id (absent: none soon). */
+  times?: ReadonlyMap<string, AvailabilityResponse>;
+  /** The free-text answer, when the person described their situation. */
+  need?: NeedAnswer | null;
   results: { total: number; page: number; hasMore: boolean; lawyers: readonly LawyerSummary[]; prev: string | null; next: string | null } | null;
 }
 
-export function HomePage({ ctx, values, errors, cities, areas, languages, results }: HomePageProps) {
+export function HomePage({ ctx, values, errors, cities, areas, languages, results, need, times, once }: HomePageProps) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.home.title} section="search">
       <h1>{t.home.heading}</h1>
-      <p>{t.home.intro}</p>
+      {results ? null : <p>{t.home.intro}</p>}
+      {results ? null : <NeedForm ctx={ctx} need={need ?? null} />}
+      <Collapsed when={results !== null} summary={filterSummary(ctx, values, { cities, areas, languages })}>
       <form method="get" action="/" role="search" aria-label={t.home.formLabel}>
         <div class="grid four">
           <Select name="city" label={t.home.city} options={cities} value={values.city} empty={t.home.anyCity} error={errors.city} />
@@ -53,17 +87,102 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
           <button type="submit">{t.home.search}</button>
         </div>
       </form>
+      </Collapsed>
       {Object.keys(errors).length > 0 ? (
         <Notice kind="bad" role="alert">
           <p>{t.home.fixErrors}</p>
         </Notice>
       ) : null}
-      {results ? <Results ctx={ctx} results={results} /> : null}
+      {results ? <Results ctx={ctx} results={results} times={times ?? new Map()} once={once ?? ''} /> : null}
     </Layout>
   );
 }
 
-function Results({ ctx, results }: { ctx: SiteContext; results: NonNullable<HomePageProps['results']> }) {
+/**
+ * A card's first free times as buttons that hold directly: the same POST as the free-times page
+ * (CSRF token, and the page's nonce as the hold's Idempotency-Key), so no JavaScript is needed.
+ */
+function FirstTimes({ ctx, availability: a, once }: { ctx: SiteContext; availability: AvailabilityResponse | undefined; once: string }) {
+  const { t } = ctx;
+  if (!a || a.slots.length === 0) return null;
+  return (
+    <PostForm ctx={ctx} action={`/lawyers/${a.lawyer_id}/book`} class="first-times" once>
+      <input type="hidden" name="nonce" value={once} />
+      <p class="meta" id={`ft-${a.lawyer_id}`}>
+        {t.home.firstTimes}
+      </p>
+      <ul class="times" aria-labelledby={`ft-${a.lawyer_id}`}>
+        {a.slots.map((s) => (
+          <li>
+            <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={`${formatShortDay(s.date, ctx.locale)} ${formatTime(s.start_time)}: ${t.book.holdLabel(formatDay(s.date, ctx.locale), formatTime(s.start_time))}`}>
+              {formatShortDay(s.date, ctx.locale)} {formatTime(s.start_time)}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </PostForm>
+  );
+}
+
+/**
+ * After a search the results are what a phone shows first: the filters fold into one line that
+ * says what was searched (a <details>, so no JavaScript), and open again with a tap.
+ */
+function Collapsed({ when, summary, children }: { when: boolean; summary: string; children: ComponentChildren }) {
+  if (!when) return <>{children}</>;
+  return (
+    <details class="search-filters">
+      <summary>{summary}</summary>
+      {children}
+    </details>
+  );
+}
+
+/** "Change search: Madrid · Family reunification · Arabic · up to €100" in the page's language. */
+function filterSummary(ctx: SiteContext, values: SearchFormValues, lists: Pick<HomePageProps, 'cities' | 'areas' | 'languages'>): string {
+  const label = (options: HomePageProps['cities'], value: string | undefined) => (value ? (options.find((o) => o.value === value)?.label.replace(/^(— )+/, '') ?? value) : null);
+  const fee = values.max_fee_eur !== undefined && values.max_fee_eur !== '' && Number.isFinite(Number(values.max_fee_eur)) ? `≤ ${euros(Number(values.max_fee_eur) * 100, ctx.locale)}` : null;
+  const parts = [label(lists.cities, values.city), label(lists.areas, values.practice_area), label(lists.languages, values.language), fee].filter((p): p is string => p !== null);
+  return `${ctx.t.home.filtersSummary}: ${parts.length > 0 ? parts.join(' · ') : ctx.t.home.anyFilter}`;
+}
+
+/** "What do you need help with": a GET form, so it works without JavaScript; its suggestions are links to a filtered search. */
+function NeedForm({ ctx, need }: { ctx: SiteContext; need: NeedAnswer | null }) {
+  const { t } = ctx;
+  return (
+    <section class="need" aria-labelledby="need-heading">
+      <h2 id="need-heading">{t.home.need}</h2>
+      <form method="get" action="/" class="need-form">
+        <Field name="q" label={t.home.needLabel} hint={t.home.needHint} value={need?.text ?? ''} maxLength={NEED_MAX_CHARS} autocomplete="off" />
+        <button type="submit">{t.home.suggest}</button>
+      </form>
+      {need ? (
+        <div class="suggestions" role="status">
+          <h3>{t.home.suggestionsFor(need.text)}</h3>
+          {need.truncated ? <p class="meta">{t.home.needTooLong(NEED_MAX_CHARS)}</p> : null}
+          {need.suggestions.length > 0 ? (
+            <>
+              <p>{t.home.suggestionsIntro}</p>
+              <ul class="suggestion-list">
+                {need.suggestions.map((s) => (
+                  <li>
+                    <a class="button secondary" href={s.href}>
+                      {s.name}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <p>{t.home.noSuggestion}</p>
+          )}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function Results({ ctx, results, times, once }: { ctx: SiteContext; results: NonNullable<HomePageProps['results']>; times: ReadonlyMap<string, AvailabilityResponse>; once: string }) {
   const { t } = ctx;
   return (
     <section aria-labelledby="results-heading">
@@ -83,6 +202,7 @@ function Results({ ctx, results }: { ctx: SiteContext; results: NonNullable<Home
               {l.average_rating !== null ? ` · ${t.lawyer.rating(l.average_rating)}` : ''}
             </p>
             <p class="meta">{l.next_available ? t.lawyer.nextAvailable(formatDay(l.next_available, ctx.locale)) : t.lawyer.noneSoon}</p>
+            <FirstTimes ctx={ctx} availability={times.get(l.id)} once={once} />
             <p>
               <a class="button secondary" href={`/lawyers/${l.id}/book`}>
                 {t.lawyer.seeTimes}

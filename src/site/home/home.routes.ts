@@ -1,4 +1,5 @@
 /** GET /: the search form and its results, through the same DirectoryService as the API. */
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
 import { SearchQuerySchema, type SearchQuery, type SearchResponse } from '../../contract/directory.ts';
@@ -8,7 +9,8 @@ import type { PracticeAreaNode, ReferenceData } from '../../domain/directory/ref
 import type { Locale } from '../../i18n/index.ts';
 import { capitalized, languageName, practiceAreaName } from '../../i18n/reference.ts';
 import { createAjv, toFieldErrors } from '../../domain/validation.ts';
-import { HomePage, type SearchFormValues } from './home.page.tsx';
+import { suggestPracticeAreas } from '../../domain/directory/practice-area-suggest.ts';
+import { HomePage, NEED_MAX_CHARS, type NeedAnswer, type SearchFormValues } from './home.page.tsx';
 
 // Languages people search for most (the lawyers' languages are ISO codes); names in the page's language.
 const COMMON_LANGUAGES = ['es', 'en', 'ar', 'fr', 'ro', 'uk', 'ru', 'zh', 'pt', 'de', 'it', 'ur', 'bn', 'hi', 'wo', 'tl'];
@@ -21,7 +23,7 @@ function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number, locale:
 }
 
 type Option = { value: string; label: string };
-type Lists = { cities: Option[]; areas: Option[]; languages: Option[] };
+type Lists = { cities: Option[]; areas: Option[]; languages: Option[]; slugs: ReadonlySet<string> };
 const listCache = new WeakMap<ReferenceData, Map<Locale, Lists>>();
 
 /** The form's select options for a directory version and language (sorted once, then reused). */
@@ -35,6 +37,7 @@ function lists(ref: ReferenceData, locale: Locale): Lists {
     out = {
       cities: ref.cities.filter((c) => c.lawyer_count > 0).map((c) => ({ value: c.slug, label: c.name })).sort(byName),
       areas: flattenAreas(ref.practiceAreaTree, 0, locale),
+      slugs: new Set(flattenAreas(ref.practiceAreaTree, 0, locale).map((a) => a.value)),
       languages: COMMON_LANGUAGES.map((code) => ({ value: code, label: capitalized(locale, languageName(locale, code)) })).sort(byName),
     };
     byLocale.set(locale, out);
@@ -47,6 +50,35 @@ function resultsOf(r: SearchResponse, query: Record<string, unknown>) {
   const params = Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit' && k !== 'page').map(([k, v]) => [k, String(v)]));
   const link = (page: number) => `/?${new URLSearchParams({ ...params, page: String(page) })}`;
   return { total: r.total, page: r.page, hasMore: r.has_more, lawyers: r.lawyers, prev: r.page > 1 ? link(r.page - 1) : null, next: r.has_more ? link(r.page + 1) : null };
+}
+
+
+/**
+ * The "what do you need help with" answer: the practice areas the text is about, by the same
+ * function the MCP tool `suggest_practice_areas` uses, named in the page's language, each a link
+ * to the search filtered by it.
+ */
+function needOf(raw: unknown, ref: ReferenceData, locale: Locale): NeedAnswer | null {
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  const whole = raw.trim();
+  const text = whole.slice(0, NEED_MAX_CHARS);
+  const { slugs } = lists(ref, locale);
+  const names = new Map(lists(ref, locale).areas.map((a) => [a.value, a.label.replace(/^(— )+/, '')]));
+  const suggestions = suggestPracticeAreas(text, slugs, 3).map((s) => ({ slug: s.slug, name: names.get(s.slug) ?? s.slug, href: `/?${new URLSearchParams({ practice_area: s.slug })}` }));
+  return { text, truncated: whole.length > NEED_MAX_CHARS, suggestions };
+}
+
+/**
+ * The rendered page's cache key: the search answer and its cards' availability answers, which
+ * the directory hands out again (the same objects) while unchanged; a new key when any changed.
+ */
+const keys = new WeakMap<SearchResponse, { parts: ReadonlyArray<object | null>; key: object }>();
+function pageKey(answer: SearchResponse, parts: ReadonlyArray<object | null>): object {
+  const known = keys.get(answer);
+  if (known && known.parts.length === parts.length && known.parts.every((p, i) => p === parts[i])) return known.key;
+  const key = {};
+  keys.set(answer, { parts, key });
+  return key;
 }
 
 export function homeArea(directory: DirectoryService) {
@@ -79,8 +111,15 @@ export function homeArea(directory: DirectoryService) {
       const ref = await directory.reference();
       const values = query as SearchFormValues;
       const results = answer ? resultsOf(answer, query) : null;
-      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results }), 400);
-      return reply.cachedPage(answer ?? ref, (c) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results }));
+      const need = needOf(raw.q, ref, ctx.locale);
+      // Each card's first three free times, from the directory's availability cache.
+      const free = answer ? await Promise.all(answer.lawyers.map((l) => directory.firstFreeSlots(l.id, l.next_available, 3))) : [];
+      const times = new Map(free.filter((a) => a !== null).map((a) => [a.lawyer_id, a]));
+      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, once: randomBytes(12).toString('base64url') }), 400);
+      // Free text is not cached: any text makes its own URL, and would push real pages out.
+      if (need) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, once: randomBytes(12).toString('base64url') }));
+      const key = answer ? pageKey(answer, free) : ref;
+      return reply.cachedPage(key, (c, once) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null, times, once }));
     });
   };
 }

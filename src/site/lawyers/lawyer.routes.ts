@@ -84,7 +84,10 @@ export function lawyerArea({ directory, booking, access }: LawyerAreaDeps) {
       }
       const caller = { kind: 'anonymous' as const, ip: request.ip };
       await access.admit(caller, { scope: 'bookings:initiate', anonymousGroup: 'initiate' });
-      const idempotencyKey = typeof nonce === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(nonce) ? `site:${nonce}` : undefined;
+      // One nonce per rendered page, which may list many times (the free-times page, the search
+      // results): the key names the time too, so a double tap holds once, and choosing another
+      // time after going back is a new hold rather than a reused key.
+      const idempotencyKey = typeof nonce === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(nonce) ? `site:${nonce}:${id.toLowerCase()}:${date}:${start}` : undefined;
       const outcome = await booking.initiate(caller, { lawyer_id: id, date, start_time: start, end_time: end, source: 'widget' }, idempotencyKey);
       if (outcome.status === 201) {
         const url = new URL((JSON.parse(outcome.body) as { confirmation_url: string }).confirmation_url);
