@@ -3,6 +3,8 @@
  * Dependencies come in as arguments so tests and the server build the same thing.
  */
 import { VerificationService } from './domain/lawyers/verification.service.ts';
+import { ApplicationService } from './domain/lawyers/application.service.ts';
+import { joinArea } from './site/join/join.routes.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -125,6 +127,8 @@ export interface App {
     deletion: AccountDeletionService;
     /** The operator's verification of lawyers, and its expiry sweep (docs/lawyers.md). */
     verification: VerificationService;
+    /** Lawyers applying to join (/join; docs/lawyers.md#joining-and-verification). */
+    applications: ApplicationService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -421,6 +425,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
   const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
+  const applications = new ApplicationService({ database, clock, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
@@ -445,6 +450,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
+      joinArea({ applications }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -479,5 +485,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications } };
 }
