@@ -168,7 +168,7 @@ export const en = {
       invalid_cvc: 'Enter the 3- or 4-digit security code.',
     },
   },
-  /** The booking path (issue 19 items 2, 5, 6: w/booking): time zones, the code page's booking, checkout. */
+  /** The booking path (issue 19 items 2, 5, 6): time zones, the code page's booking, checkout. */
   bookingPath: {
     lawyerZone: (zone: string) => `lawyer's time: ${zone}`,
     yourZone: (zone: string) => `your time: ${zone}`,

@@ -164,7 +164,7 @@ export const es: Messages = {
       invalid_cvc: 'Escribe el código de seguridad de 3 o 4 cifras.',
     },
   },
-  /** El camino de la reserva (issue 19 puntos 2, 5, 6: w/booking): zonas horarias, la reserva en la página del código, el pago. */
+  /** El camino de la reserva (issue 19 puntos 2, 5, 6): zonas horarias, la reserva en la página del código, el pago. */
   bookingPath: {
     lawyerZone: (zone: string) => `hora del despacho: ${zone}`,
     yourZone: (zone: string) => `en tu zona: ${zone}`,

@@ -25,7 +25,7 @@ export interface AccountAreaDeps {
   signIn: SignInService;
   sessions: SessionService;
   consultations: ConsultationsService;
-  /** Loads the held booking a sign-in is for, shown on the code page (w/booking). */
+  /** Loads the held booking a sign-in is for, shown on the code page. */
   holds?: HoldDeps;
 }
 
