@@ -359,7 +359,9 @@ for (const target of databaseTargets()) {
         const held = await page();
         assert.equal(held.statusCode, 200);
         assert.equal(held.headers['x-robots-tag'], 'noindex');
-        assert.match(held.body, new RegExp(`data-deadline="${expiresAt!.replaceAll('.', '\\.')}"`));
+        // The countdown starts from the seconds the server counts to expires_at (not the device's clock).
+        assert.equal(Date.parse(expiresAt!) - ctx.clock.now().getTime(), 91_000);
+        assert.match(held.body, /data-seconds="91"/);
         assert.match(held.body, /Sign in to confirm/);
         // Still held, but too little time is left to start a payment.
         ctx.clock.set(start + TTL_MS - 1);
