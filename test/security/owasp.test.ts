@@ -540,6 +540,9 @@ for (const target of databaseTargets()) {
         /^\/(assets|lawyers|confirm|consultations|developer|firms|operator|account)(\/|$)/,
         /^\/(sign-in|sign-out)(\/|$)/,
         /^\/booking\/test-mode$/,
+        /^\/time-zone$/,
+        /^\/(help|contact|legal|join)(\/|$)/,
+        /^\/aviso-legal$/,
         /^\/docs\/(api|errors)(\/|$)/,
         /^\/(healthz|readyz|llms\.txt|metrics)$/,
       ];
