@@ -18,11 +18,49 @@ export interface LayoutProps {
 
 export { withLang } from './languages.tsx';
 
+interface FooterLink {
+  href: string;
+  text: string;
+  current?: 'page';
+}
+
+/** One footer column: a heading and its links. */
+function FooterColumn({ heading, links }: { heading: string; links: FooterLink[] }) {
+  return (
+    <div>
+      <h2>{heading}</h2>
+      <ul>
+        {links.map((l) => (
+          <li key={l.href + l.text}>
+            <a href={l.href} aria-current={l.current}>{l.text}</a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function Layout({ ctx, title, section, narrow, noAlternates, children }: LayoutProps) {
   const { t } = ctx;
   const f = t.face;
   const current = (s: LayoutProps['section']) => (s === section ? ('page' as const) : undefined);
   const developers = section === 'dashboard';
+  // The footer's columns: people's pages put help first, the developer area its own links.
+  const helpLinks: FooterLink[] = [
+    { href: '/help', text: f.footer.helpCentre, current: current('help') },
+    { href: '/contact', text: f.footer.contact, current: current('contact') },
+  ];
+  const legalLinks: FooterLink[] = [
+    { href: '/legal/aviso-legal', text: f.legalNav.notice },
+    { href: '/legal/privacy', text: f.legalNav.privacy },
+    { href: '/legal/terms', text: f.legalNav.terms },
+    { href: '/legal/cookies', text: f.legalNav.cookies },
+  ];
+  const developerLinks: FooterLink[] = [
+    { href: '/developer', text: f.footer.developerDashboard },
+    { href: '/docs/api', text: t.layout.apiDocs },
+    { href: '/docs/errors', text: t.layout.errorCodes },
+  ];
   return (
     <html lang={ctx.locale} dir={textDirection(ctx.locale)}>
       <head>
@@ -75,51 +113,17 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
               <p>{developers ? f.footer.developerIntro : t.layout.tagline}</p>
             </div>
             {developers ? (
-              <div>
-                <h2>{f.footer.developers}</h2>
-                <ul>
-                  <li><a href="/developer">{f.footer.developerDashboard}</a></li>
-                  <li><a href="/docs/api">{t.layout.apiDocs}</a></li>
-                  <li><a href="/docs/errors">{t.layout.errorCodes}</a></li>
-                  <li><a href="/">{f.footer.backToPeople}</a></li>
-                </ul>
-              </div>
+              <>
+                <FooterColumn heading={f.footer.developers} links={[...developerLinks, { href: '/', text: f.footer.backToPeople }]} />
+                <FooterColumn heading={f.footer.legal} links={legalLinks} />
+                <FooterColumn heading={f.footer.help} links={helpLinks} />
+              </>
             ) : (
-              <div>
-                <h2>{f.footer.help}</h2>
-                <ul>
-                  <li><a href="/help" aria-current={current('help')}>{f.footer.helpCentre}</a></li>
-                  <li><a href="/contact" aria-current={current('contact')}>{f.footer.contact}</a></li>
-                  <li><a href="/legal/terms">{f.footer.howBooking}</a></li>
-                </ul>
-              </div>
-            )}
-            <div>
-              <h2>{f.footer.legal}</h2>
-              <ul>
-                <li><a href="/legal/aviso-legal">{f.legalNav.notice}</a></li>
-                <li><a href="/legal/privacy">{f.legalNav.privacy}</a></li>
-                <li><a href="/legal/terms">{f.legalNav.terms}</a></li>
-                <li><a href="/legal/cookies">{f.legalNav.cookies}</a></li>
-              </ul>
-            </div>
-            {developers ? (
-              <div>
-                <h2>{f.footer.help}</h2>
-                <ul>
-                  <li><a href="/help">{f.footer.helpCentre}</a></li>
-                  <li><a href="/contact">{f.footer.contact}</a></li>
-                </ul>
-              </div>
-            ) : (
-              <div>
-                <h2>{f.footer.developers}</h2>
-                <ul>
-                  <li><a href="/developer">{f.footer.developerDashboard}</a></li>
-                  <li><a href="/docs/api">{t.layout.apiDocs}</a></li>
-                  <li><a href="/docs/errors">{t.layout.errorCodes}</a></li>
-                </ul>
-              </div>
+              <>
+                <FooterColumn heading={f.footer.help} links={[...helpLinks, { href: '/legal/terms', text: f.footer.howBooking }]} />
+                <FooterColumn heading={f.footer.legal} links={legalLinks} />
+                <FooterColumn heading={f.footer.developers} links={developerLinks} />
+              </>
             )}
             {ctx.user ? <p class="operator-line">{t.layout.signedInAs(ctx.user.email)}</p> : null}
           </nav>
