@@ -181,3 +181,32 @@ export async function hasVerificationInForce(db: Executor, lawyerId: string, now
   const row = await db.selectFrom('lawyer_verifications').select('id').where('lawyer_id', '=', lawyerId).where('expires_at', '>', nowIso).limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+/** The lawyer record linked to an account (her application, whatever its status). */
+export function findLawyerByUser(db: Executor, userId: string): Promise<LawyerTable | undefined> {
+  return db.selectFrom('lawyers').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** A lawyer's practice areas (the primary one first) and languages. */
+export async function listAreasAndLanguages(db: Executor, lawyerId: string): Promise<{ areas: Array<{ area_slug: string; is_primary: number }>; languages: string[] }> {
+  const [areas, languages] = await Promise.all([
+    db.selectFrom('lawyer_practice_areas').select(['area_slug', 'is_primary']).where('lawyer_id', '=', lawyerId).orderBy('is_primary', 'desc').orderBy('area_slug').execute(),
+    db.selectFrom('lawyer_languages').select('language').where('lawyer_id', '=', lawyerId).orderBy('language').execute(),
+  ]);
+  return { areas, languages: languages.map((l) => l.language) };
+}
+
+/** Which of a city and practice areas the database's reference data holds (rows point at them). */
+export async function findKnownReferences(db: Executor, citySlug: string, areaSlugs: string[]): Promise<{ city: boolean; areas: number }> {
+  const [city, areas] = await Promise.all([
+    db.selectFrom('cities').select('slug').where('slug', '=', citySlug).executeTakeFirst(),
+    db.selectFrom('practice_areas').select('slug').where('slug', 'in', areaSlugs).execute(),
+  ]);
+  return { city: city !== undefined, areas: areas.length };
+}
+
+/** An account's email address, or null when the account is gone. */
+export async function findUserEmail(db: Executor, userId: string): Promise<string | null> {
+  const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  return row?.email ?? null;
+}

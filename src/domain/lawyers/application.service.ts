@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { insertLawyers } from '../../db/repositories/lawyer.repository.ts';
-import { listMemberships } from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import { findKnownReferences, findLawyerByUser, listAreasAndLanguages, listMemberships } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import type { DB } from '../../db/schema.ts';
 import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
@@ -208,13 +208,9 @@ export class ApplicationService {
 
   /** Her application (any status), or null when her account has none. Only ever her own. */
   async mine(applicant: Applicant): Promise<MyApplication | null> {
-    const row = await this.db.selectFrom('lawyers').selectAll().where('user_id', '=', applicant.userId).executeTakeFirst();
+    const row = await findLawyerByUser(this.db, applicant.userId);
     if (!row) return null;
-    const [areas, langs, memberships] = await Promise.all([
-      this.db.selectFrom('lawyer_practice_areas').select(['area_slug', 'is_primary']).where('lawyer_id', '=', row.id).orderBy('is_primary', 'desc').orderBy('area_slug').execute(),
-      this.db.selectFrom('lawyer_languages').select('language').where('lawyer_id', '=', row.id).orderBy('language').execute(),
-      listMemberships(this.db, row.id),
-    ]);
+    const [{ areas, languages }, memberships] = await Promise.all([listAreasAndLanguages(this.db, row.id), listMemberships(this.db, row.id)]);
     const m = memberships[0];
     const colegio = m?.bar_association_id ? barAssociationById(m.bar_association_id) : undefined;
     return {
@@ -227,7 +223,7 @@ export class ApplicationService {
       colegio: colegio ? { id: colegio.id, name: colegio.name } : null,
       membershipNumber: m?.membership_number ?? null,
       citySlug: row.city_slug,
-      languages: langs.map((l) => l.language),
+      languages,
       practiceAreas: areas.map((a) => ({ slug: a.area_slug, isPrimary: a.is_primary === 1 })),
       feeCents: row.consultation_fee_cents,
       consultationMinutes: row.consultation_minutes,
@@ -256,13 +252,10 @@ export class ApplicationService {
       .map((a) => ({ name: areaBySlug.get(a.slug)!.name, slug: a.slug, is_primary: a.isPrimary }))
       .sort((a, b) => Number(b.is_primary) - Number(a.is_primary));
     // The reference data in the database is what rows point at (an empty database has none yet).
-    const [cityRow, areaRows] = await Promise.all([
-      this.db.selectFrom('cities').select('slug').where('slug', '=', city.slug).executeTakeFirst(),
-      this.db.selectFrom('practice_areas').select('slug').where('slug', 'in', v.practiceAreas.map((a) => a.slug)).execute(),
-    ]);
+    const known = await findKnownReferences(this.db, city.slug, v.practiceAreas.map((a) => a.slug));
     const missing: FieldError[] = [];
-    if (!cityRow) missing.push({ pointer: '/city', detail: 'not a city we know; choose one from the list' });
-    if (areaRows.length !== v.practiceAreas.length) missing.push({ pointer: '/practice_areas', detail: 'choose practice areas from the list' });
+    if (!known.city) missing.push({ pointer: '/city', detail: 'not a city we know; choose one from the list' });
+    if (known.areas !== v.practiceAreas.length) missing.push({ pointer: '/practice_areas', detail: 'choose practice areas from the list' });
     if (missing.length > 0) throw invalidRequest('the application has problems; fix the fields named', missing);
     try {
       await this.db.transaction().execute(async (tx) => {

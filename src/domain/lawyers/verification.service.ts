@@ -15,6 +15,7 @@ import type { Database } from '../../db/database.ts';
 import {
   claimReminder,
   findLawyerLifecycle,
+  findUserEmail,
   insertVerifications,
   listApplications,
   listDueReminders,
@@ -313,8 +314,7 @@ export class VerificationService {
 
   private async accountEmail(db: Parameters<typeof findLawyerLifecycle>[0], userId: string | null): Promise<string | null> {
     if (userId === null) return null;
-    const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
-    return row?.email ?? null;
+    return findUserEmail(db, userId);
   }
 
   /**
