@@ -366,6 +366,38 @@ export interface ConsultationTable {
   start_time: string;
   end_time: string;
   created_at: string;
+  // -- 0027-wave3-shared --
+  status: Generated<ConsultationStatus>;
+  status_reason: string | null;
+  status_changed_at: string | null;
+  ics_sequence: Generated<number>;
+}
+
+/** The consultation's own state (DESIGN.md §11); the booking intent stays `confirmed` throughout. */
+export type ConsultationStatus = 'confirmed' | 'moved' | 'cancelled_by_person' | 'cancelled_by_lawyer' | 'held' | 'no_show';
+
+/** At most one per consultation (0027): a refund is never sent twice. */
+export interface ConsultationRefundTable {
+  id: string;
+  consultation_id: string;
+  payment_attempt_id: string;
+  provider: string;
+  amount_cents: number;
+  currency: string;
+  initiated_by: 'lawyer' | 'person' | 'operator';
+  status: 'pending' | 'succeeded' | 'failed';
+  provider_ref: string | null;
+  failure_code: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Busy times from a lawyer's own calendar feed (0027), [starts_at, ends_at) in UTC ISO text. */
+export interface LawyerBusyIntervalTable {
+  lawyer_id: string;
+  source: string;
+  starts_at: string;
+  ends_at: string;
 }
 
 // -- webhooks (0005-webhooks) --
@@ -644,6 +676,8 @@ export interface DB {
   idempotency_keys: IdempotencyKeyTable;
   outbox_events: OutboxEventTable;
   consultations: ConsultationTable;
+  consultation_refunds: ConsultationRefundTable;
+  lawyer_busy_intervals: LawyerBusyIntervalTable;
   // -- access tables (0002-accounts) --
   users: UserTable;
   firms: FirmTable;

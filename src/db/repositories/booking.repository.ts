@@ -4,6 +4,7 @@
  * gets zero rows lost, on SQLite and PostgreSQL alike, in one process or many.
  */
 import type { DialectName } from '../database.ts';
+import type { Insertable } from 'kysely';
 import type { BookingIntentTable, ConsultationTable, OutboxEventTable, SlotHoldTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -119,7 +120,7 @@ export async function bookHeldSlot(db: Executor, intentId: string): Promise<numb
   return Number(result.numUpdatedRows);
 }
 
-export async function insertConsultation(db: Executor, row: ConsultationTable): Promise<void> {
+export async function insertConsultation(db: Executor, row: Insertable<ConsultationTable>): Promise<void> {
   await db.insertInto('consultations').values(row).execute();
 }
 

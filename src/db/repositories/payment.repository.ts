@@ -5,6 +5,7 @@
  * ON CONFLICT DO NOTHING, so whoever gets zero rows lost, in one process or many.
  */
 import type { DialectName } from '../database.ts';
+import type { Selectable } from 'kysely';
 import type { BookingIntentTable, ConsultationTable, LawyerTable, PaymentAttemptTable, PaymentEventTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -121,7 +122,7 @@ export async function tryRecordPaymentEvent(db: Executor, row: PaymentEventTable
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
-export function findConsultationOfIntent(db: Executor, intentId: string): Promise<ConsultationTable | undefined> {
+export function findConsultationOfIntent(db: Executor, intentId: string): Promise<Selectable<ConsultationTable> | undefined> {
   return db.selectFrom('consultations').selectAll().where('booking_intent_id', '=', intentId).executeTakeFirst();
 }
 

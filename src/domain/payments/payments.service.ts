@@ -38,6 +38,7 @@ import {
   type PaymentLawyerRow,
   type UnfinishedAttemptRow,
 } from '../../db/repositories/payment.repository.ts';
+import type { Selectable } from 'kysely';
 import type { BookingIntentTable, ConsultationTable, PaymentAttemptTable } from '../../db/schema.ts';
 import {
   idempotencyKey,
@@ -70,7 +71,7 @@ export const ATTEMPT_LEASE_MS = 60_000;
 const SWEEP_BATCH = 500;
 
 export type PayOutcome =
-  | { kind: 'confirmed'; intentId: string; consultation?: ConsultationTable }
+  | { kind: 'confirmed'; intentId: string; consultation?: Selectable<ConsultationTable> }
   | { kind: 'already_confirmed' }
   | { kind: 'declined'; code: DeclineCode }
   /** The hold lapsed during the payment: the authorization was voided, nothing was charged. */
