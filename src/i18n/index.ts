@@ -10,12 +10,13 @@
  */
 import { en, type Messages } from './en.ts';
 import { es } from './es.ts';
+import { uk } from './uk.ts';
 
-export const LOCALES = ['en', 'es'] as const;
+export const LOCALES = ['en', 'es', 'uk'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'es';
 
-const CATALOGUES: Record<Locale, Messages> = { en, es };
+const CATALOGUES: Record<Locale, Messages> = { en, es, uk: withDeveloperArea(uk) };
 
 /**
  * The catalogue sections a person who books a consultation sees: search, profile, free times,
