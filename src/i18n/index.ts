@@ -10,13 +10,14 @@
  */
 import { en, type Messages } from './en.ts';
 import { es } from './es.ts';
+import { ro } from './ro.ts';
 import { uk } from './uk.ts';
 
-export const LOCALES = ['en', 'es', 'uk'] as const;
+export const LOCALES = ['en', 'es', 'uk', 'ro'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'es';
 
-const CATALOGUES: Record<Locale, Messages> = { en, es, uk: withDeveloperArea(uk) };
+const CATALOGUES: Record<Locale, Messages> = { en, es, uk: withDeveloperArea(uk), ro: withDeveloperArea(ro) };
 
 /**
  * The catalogue sections a person who books a consultation sees: search, profile, free times,
