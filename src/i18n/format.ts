@@ -47,11 +47,14 @@ export function formatInstant(iso: string, timeZone: string, locale: string, opt
 // English prices are written as in Ireland (`€60.00`), the euro-area English.
 const money = new Map<string, Intl.NumberFormat>([['en', new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' })]]);
 
-/** Euros from cents, in the language given (`60,00 €` / `€60.00`); one formatter per language. */
+/**
+ * Euros from cents, in the language given (`60,00 €` / `€60.00`); one formatter per language.
+ * Always the sign €, as prices are shown in Spain: Ukrainian and Romanian Intl data would write "EUR".
+ */
 export function euros(cents: number, locale: string): string {
   let f = money.get(locale);
   if (!f) {
-    f = new Intl.NumberFormat(tag(locale), { style: 'currency', currency: 'EUR' });
+    f = new Intl.NumberFormat(tag(locale), { style: 'currency', currency: 'EUR', currencyDisplay: 'narrowSymbol' });
     if (money.size < 20) money.set(locale, f);
   }
   return f.format(cents / 100);
