@@ -368,7 +368,7 @@ export const uk: PeopleMessages = {
       subject: 'Ваш обліковий запис Consulta видалено',
       body: (facts: { email: string; when: string; firms: readonly string[]; consultations: number; payments: number }) =>
         [
-          'Вітаємо!',
+          'Доброго дня!',
           '',
           `Ваш обліковий запис Consulta (${facts.email}) видалено ${facts.when} на ваш запит.`,
           '',
@@ -588,7 +588,7 @@ export const uk: PeopleMessages = {
       message: 'Ваше повідомлення',
       messageHint: (min: number, max: number) => `Від ${min} до ${max} символів. Будь ласка, не вказуйте номерів карток чи паролів.`,
       send: 'Надіслати повідомлення',
-      privacyNote: 'Ми зберігаємо ваше повідомлення, щоб на нього відповісти, як пояснено в повідомленні про конфіденційність.',
+      privacyNote: 'Ми зберігаємо ваше повідомлення, щоб на нього відповісти, як пояснено на сторінці про конфіденційність.',
       fixErrors: 'Виправте позначені поля.',
       errors: {
         name: (max: number) => `Напишіть своє ім’я (не більше ${max} символів, в один рядок).`,

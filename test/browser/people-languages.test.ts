@@ -170,6 +170,19 @@ describe('Ukrainian and Romanian on a phone, from search to Account', { skip: un
       await check('a consultation');
       await page.goto(`${site}/account`);
       await check('account');
+      // The rest of the people's side: deleting the account, passkeys, connected apps, help, contact, a missing page.
+      for (const [where, label] of [
+        ['/account/delete', 'delete account'],
+        ['/account/passkeys', 'passkeys'],
+        ['/account/apps', 'connected apps'],
+        ['/help', 'help'],
+        ['/contact', 'contact'],
+      ] as const) {
+        await page.goto(`${site}${where}`);
+        await check(label);
+      }
+      assert.equal((await page.goto(`${site}/no/such/page`))?.status(), 404);
+      await check('not found');
       await ctx.close();
       assert.equal(problems.join('\n'), '');
     });
