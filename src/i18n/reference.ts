@@ -47,6 +47,11 @@ export function listOf(locale: Locale, items: readonly string[]): string {
 const lists = new Map<Locale, Intl.ListFormat>();
 
 const zoneNames = new Map<string, string>();
+/**
+ * The instant a zone is named at: a recent one, because Intl names a zone by what it was then.
+ * At the epoch (1970) Kyiv and Chișinău kept Moscow time, and were named "Moscow Standard Time".
+ */
+const NAMED_AT = new Date('2026-01-15T12:00:00Z');
 
 /**
  * A time zone as people say it: the lawyers' zones by the catalogue ("hora peninsular",
@@ -61,7 +66,7 @@ export function zoneName(locale: Locale, timeZone: string): string {
   let out = zoneNames.get(id);
   if (out === undefined) {
     try {
-      const parts = new Intl.DateTimeFormat(intlTag(locale), { timeZone, timeZoneName: 'longGeneric' }).formatToParts(new Date(0));
+      const parts = new Intl.DateTimeFormat(intlTag(locale), { timeZone, timeZoneName: 'longGeneric' }).formatToParts(NAMED_AT);
       out = parts.find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
     } catch {
       out = timeZone;
