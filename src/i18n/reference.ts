@@ -65,14 +65,35 @@ export function zoneName(locale: Locale, timeZone: string): string {
   const id = `${locale}|${timeZone}`;
   let out = zoneNames.get(id);
   if (out === undefined) {
-    try {
-      const parts = new Intl.DateTimeFormat(intlTag(locale), { timeZone, timeZoneName: 'longGeneric' }).formatToParts(NAMED_AT);
-      out = parts.find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
-    } catch {
-      out = timeZone;
-    }
+    out = intlZoneName(locale, timeZone) ?? timeZone;
     // Bounded: zones come from browsers, and there are only a few hundred real ones.
     if (zoneNames.size < 1000) zoneNames.set(id, out);
   }
   return out;
+}
+
+/**
+ * Intl's generic name of a zone in `locale`, as the zone is now ("hora de Colombia", "Eastern
+ * European Time"), or undefined when Intl cannot name it. Not cached: callers keep what they ask.
+ * Ukrainian Intl data names a zone as an adverbial, "за східноєвропейським часом" ("by Eastern
+ * European time"), which reads twice over after "ваш час:" or in brackets; it is given in the
+ * nominative, "східноєвропейський час", "час у Венесуелі".
+ */
+export function intlZoneName(locale: string, timeZone: string): string | undefined {
+  let name: string | undefined;
+  try {
+    name = new Intl.DateTimeFormat(intlTag(locale), { timeZone, timeZoneName: 'longGeneric' }).formatToParts(NAMED_AT).find((p) => p.type === 'timeZoneName')?.value;
+  } catch {
+    return undefined;
+  }
+  return name && locale === 'uk' ? ukrainianNominative(name) : name;
+}
+
+/** "за стандартним часом у Перу" → "стандартний час у Перу"; a name of another shape ("час: Марокко") as it is. */
+function ukrainianNominative(name: string): string {
+  const m = /^за ((?:[\p{L}’ʼ-]+(?:им|ім) )*)часом(.*)$/u.exec(name);
+  // "за Гринвічем" (GMT) → "час за Гринвічем".
+  if (!m) return name.startsWith('за ') ? `час ${name}` : name;
+  const adjectives = (m[1] ?? '').split(' ').filter(Boolean).map((w) => w.replace(/им$/u, 'ий').replace(/ім$/u, 'ій'));
+  return [...adjectives, 'час'].join(' ') + (m[2] ?? '');
 }

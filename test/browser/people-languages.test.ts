@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { messages, type Locale } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
@@ -55,7 +55,7 @@ function wordsOutOfTheirBox(page: Page): Promise<string[]> {
   });
 }
 
-describe('Ukrainian and Romanian on a phone, from search to Account', { skip: unavailable, timeout: 240_000 }, () => {
+describe('Ukrainian and Romanian on a phone, from search to Account, and on a desktop', { skip: unavailable, timeout: 240_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-languages-'));
   let server: RunningServer;
   let browser: Browser;
@@ -183,6 +183,27 @@ describe('Ukrainian and Romanian on a phone, from search to Account', { skip: un
       }
       assert.equal((await page.goto(`${site}/no/such/page`))?.status(), 404);
       await check('not found');
+      await ctx.close();
+      assert.equal(problems.join('\n'), '');
+    });
+
+    it(`${locale}: the public pages on a desktop`, async () => {
+      const problems: string[] = [];
+      const ctx = await browser.newContext({ viewport: DESKTOP, locale: browserLocale, timezoneId: 'Europe/Bucharest' });
+      const page = await ctx.newPage();
+      for (const [where, label] of [
+        [`/?lang=${locale}`, 'home'],
+        ['/?city=las-palmas-de-gran-canaria', 'search results'],
+        [`/lawyers/${lawyer}`, 'profile'],
+        [`/lawyers/${lawyer}/book`, 'free times'],
+        ['/help', 'help'],
+      ] as const) {
+        await page.goto(`${site}${where}`);
+        assert.equal(await page.getAttribute('html', 'lang'), locale, label);
+        problems.push(...(await pageProblems(page, `${locale} ${label} (desktop)`)));
+        problems.push(...(await wordsOutOfTheirBox(page)).map((p) => `${locale} ${label} (desktop): sticks out of its box: ${p}`));
+        await page.screenshot({ path: path.join(SHOTS, `${locale}-desktop-${label.replace(/\s+/g, '-')}.png`) });
+      }
       await ctx.close();
       assert.equal(problems.join('\n'), '');
     });

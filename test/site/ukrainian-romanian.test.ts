@@ -12,6 +12,7 @@ import { messages, PEOPLE_SECTIONS } from '../../src/i18n/index.ts';
 import { capitalized, languageName, listOf, practiceAreaName, zoneName } from '../../src/i18n/reference.ts';
 import { ro } from '../../src/i18n/ro.ts';
 import { uk } from '../../src/i18n/uk.ts';
+import { zoneName as visitorZoneName } from '../../src/site/booking/visitor-zone.ts';
 import { leaves } from '../support/catalogues.ts';
 
 /** Every string a catalogue's people sections can produce: its strings, and its functions called with numbers and with text. */
@@ -69,7 +70,14 @@ describe('Ukrainian and Romanian', () => {
     assert.equal(zoneName('ro', 'Atlantic/Canary'), 'ora Insulelor Canare');
     // A visitor's zone by Intl, in the language, as the zone is now: Kyiv and Chișinău were on
     // Moscow time in 1970, and must not be named by it.
-    assert.equal(zoneName('uk', 'Europe/Kyiv'), 'за східноєвропейським часом');
+    // Ukrainian Intl data says "за східноєвропейським часом" (an adverbial, "by … time"): given in
+    // the nominative, as a name that reads after "ваш час:" and in brackets.
+    assert.equal(zoneName('uk', 'Europe/Kyiv'), 'східноєвропейський час');
+    assert.equal(zoneName('uk', 'America/Lima'), 'стандартний час у Перу');
+    assert.equal(zoneName('uk', 'America/Caracas'), 'час у Венесуелі');
+    assert.equal(zoneName('uk', 'Africa/Casablanca'), 'час: Марокко');
+    assert.equal(visitorZoneName('Europe/Kyiv', 'uk'), 'східноєвропейський час (Kyiv)', 'the booking pages name it the same way');
+    assert.equal(uk.bookingPath.yourZone(zoneName('uk', 'Europe/Warsaw')), 'ваш час: центральноєвропейський час');
     assert.equal(zoneName('ro', 'Europe/Chisinau'), 'Ora Europei de Est');
     assert.equal(zoneName('ro', 'Europe/Bucharest'), 'Ora Europei de Est');
     assert.equal(zoneName('en', 'Europe/Kyiv'), 'Eastern European Time');

@@ -7,6 +7,7 @@
  */
 import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+import { intlZoneName } from '../../i18n/reference.ts';
 
 /** The cookie that remembers the visitor's zone (strictly necessary: docs/site.md, "Booking path"). */
 export const ZONE_COOKIE = 'consulta_tz';
@@ -67,8 +68,6 @@ export const CHOOSER_ZONES = [
 ] as const;
 
 const names = new Map<string, string>();
-// Generic names depend on the date asked about (Kyiv was on Moscow time in 1970): a recent one.
-const NAMED_AT = new Date(Date.UTC(2026, 0, 15));
 
 /**
  * "hora peninsular", "hora de Canarias" (the catalogue's names, `reference.zones`, as everywhere
@@ -83,12 +82,7 @@ export function zoneName(zone: string, locale: string): string {
   let name = names.get(key);
   if (name === undefined) {
     const city = (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
-    let generic: string | undefined;
-    try {
-      generic = new Intl.DateTimeFormat(lang, { timeZone: zone, timeZoneName: 'longGeneric' }).formatToParts(NAMED_AT).find((p) => p.type === 'timeZoneName')?.value;
-    } catch {
-      generic = undefined;
-    }
+    const generic = intlZoneName(lang, zone);
     // A bare offset ("GMT-03:00") says little: the city says where.
     name = generic && !/^GMT/.test(generic) ? `${generic} (${city})` : `${city}${generic ? ` (${generic})` : ''}`;
     if (names.size < 2000) names.set(key, name);
