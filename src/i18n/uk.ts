@@ -126,7 +126,7 @@ export const uk: PeopleMessages = {
     heldFor: 'Час на підтвердження',
     minutes: (m: number) => count(m, { one: 'залишилася # хвилина', few: 'залишилося # хвилини', many: 'залишилося # хвилин', other: 'залишилося # хвилини' }),
     until: (time: string) => `зарезервовано для вас до ${time}`,
-    priceCaption: 'Складники ціни',
+    priceCaption: 'Складові ціни',
     youPay: 'Ви сплачуєте',
     toLawyer: 'Адвокатові',
     platformShare: (percent: number) => `Частка Consulta (${percent} %)`,
