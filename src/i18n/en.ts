@@ -1414,7 +1414,7 @@ export const en = {
     appleTitle: 'Apple iCloud',
     appleSteps: [
       'On iCloud.com open Calendar, or on your iPhone open Calendar and tap Calendars.',
-      'Tap the share or ⓘ button next to your calendar and turn on “Public Calendar”.',
+      'Tap the share button (or the “i” button) next to your calendar and turn on “Public Calendar”.',
       'Copy the link (it starts with webcal://) and paste it here.',
     ],
     secretNote: 'Anyone with this address can read your calendar: do not share it elsewhere. If it leaks, reset it in your calendar and paste the new one here.',

@@ -1383,7 +1383,7 @@ export const es: Messages = {
     appleTitle: 'Apple iCloud',
     appleSteps: [
       'En iCloud.com abra Calendario, o en su iPhone abra Calendario y toque Calendarios.',
-      'Toque el botón de compartir o ⓘ junto a su calendario y active «Calendario público».',
+      'Toque el botón de compartir (o el botón «i») junto a su calendario y active «Calendario público».',
       'Copie el enlace (empieza por webcal://) y péguelo aquí.',
     ],
     secretNote: 'Quien tenga esta dirección puede leer su calendario: no la comparta en otro sitio. Si se filtra, restablézcala en su calendario y pegue aquí la nueva.',

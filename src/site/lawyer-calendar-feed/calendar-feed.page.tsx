@@ -14,9 +14,9 @@ function when(iso: string, ctx: SiteContext, zone: string): string {
   return new Date(iso).toLocaleString(ctx.locale === 'es' ? 'es-ES' : 'en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
 }
 
-function Steps({ title, steps }: { title: string; steps: readonly string[] }) {
+function Steps({ title, steps, open }: { title: string; steps: readonly string[]; open: boolean }) {
   return (
-    <details class="feed-how">
+    <details class="feed-how" open={open}>
       <summary>{title}</summary>
       <ol>
         {steps.map((s) => (
@@ -139,9 +139,10 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
 
       <section aria-labelledby="feed-how">
         <h2 id="feed-how">{t.howTitle}</h2>
-        <Steps title={t.googleTitle} steps={t.googleSteps} />
-        <Steps title={t.outlookTitle} steps={t.outlookSteps} />
-        <Steps title={t.appleTitle} steps={t.appleSteps} />
+        {/* Open while she has no calendar yet: that is when she needs them. */}
+        <Steps title={t.googleTitle} steps={t.googleSteps} open={!status} />
+        <Steps title={t.outlookTitle} steps={t.outlookSteps} open={!status} />
+        <Steps title={t.appleTitle} steps={t.appleSteps} open={!status} />
       </section>
     </Layout>
   );
