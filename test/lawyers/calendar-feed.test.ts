@@ -17,7 +17,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { listBusyIntervals } from '../../src/db/repositories/calendar-feed.repository.ts';
-import { CalendarFeedService, FeedAddressError, type CalendarFeedDeps } from '../../src/domain/calendar-feed/calendar-feed.service.ts';
+import { addressHint, CalendarFeedService, FeedAddressError, type CalendarFeedDeps } from '../../src/domain/calendar-feed/calendar-feed.service.ts';
 import { busyIntervalsFromIcs, zoneForTzid } from '../../src/domain/calendar-feed/ics-busy.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -450,3 +450,12 @@ for (const target of databaseTargets()) {
     });
   });
 }
+
+describe('the address hint (never the whole secret)', () => {
+  it('shows the host and the last characters of the secret part, keeping a common .ics file name', () => {
+    assert.equal(addressHint('https://calendar.google.com/calendar/ical/ana%40gmail.com/private-0a1b2c3d4e5f/basic.ics'), 'calendar.google.com … 4e5f/basic.ics');
+    assert.equal(addressHint('https://outlook.office365.com/owa/calendar/0f1e@despacho.es/9a8b7c6d5e4f3a2b1c/calendar.ics'), 'outlook.office365.com … 2b1c/calendar.ics');
+    assert.equal(addressHint('https://p42-caldav.icloud.com/published/2/MTIzNDU2Nzg5MTIzNDU2N3xyz'), 'p42-caldav.icloud.com … 3xyz');
+    assert.equal(addressHint('https://cal.example.com/feed.ics?token=s3cr3t-9f3e'), 'cal.example.com … 9f3e');
+  });
+});

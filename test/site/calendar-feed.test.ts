@@ -103,7 +103,7 @@ for (const target of databaseTargets()) {
       const text = pageText(page.body);
       assert.match(text, /Saved\. Your calendar was read\./);
       assert.match(text, /11 in the next 90 days/);
-      assert.ok(text.includes(`127.0.0.1:${(server.address() as AddressInfo).port} … .ics`), 'the host and the last characters');
+      assert.ok(text.includes(`127.0.0.1:${(server.address() as AddressInfo).port} … oken/basic.ics`), 'the host and the last characters');
       assert.ok(!page.body.includes('TOPSECRET'), 'the secret part of the address is never shown back');
       // "Refresh now" at once: too soon (a minute); later: read again.
       const tooSoon = await client.post(`${PATH}/refresh`, {});

@@ -91,11 +91,22 @@ export interface CalendarFeedDeps {
   maxIntervals?: number;
 }
 
-/** The address without its secret: the host and the last 4 characters. */
+/**
+ * The address without its secret, as Stripe shows key endings: the host, and the last 4
+ * characters of the path and query before a final `….ics` file name (Google's `…/basic.ics`,
+ * Outlook's `…/calendar.ics` are the same for everyone; the token before them is not).
+ */
 export function addressHint(url: string): string {
   const u = new URL(url);
-  const tail = url.replace(/[/?=&#]+$/, '').slice(-4);
-  return `${u.host} … ${tail}`;
+  const segments = u.pathname.split('/').filter(Boolean);
+  let file = '';
+  const last = segments[segments.length - 1];
+  if (segments.length > 1 && last !== undefined && /\.ics$/i.test(last) && last.length <= 24) {
+    segments.pop();
+    file = `/${last}`;
+  }
+  const tail = `${segments.join('/')}${u.search}`.slice(-4);
+  return `${u.host} … ${tail}${file}`;
 }
 
 export class CalendarFeedService {
