@@ -118,7 +118,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
 
   // Webhooks: fan-out from the outbox and delivery. Safe in several processes (leased claims).
   if (config.webhookAllowInsecureTargets) {
-    app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
+    app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks and lawyers\' calendar feeds may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
   }
   const webhooks = new WebhookDispatcher({
     database,
