@@ -194,7 +194,7 @@ for (const target of databaseTargets()) {
       assert.equal(row.busy_count, 11);
       assert.equal(row.last_success_at, NOW);
       assert.equal(row.last_error_code, null);
-      assert.equal(status.hint, `127.0.0.1:${server.port} … a1b2`);
+      assert.equal(status?.hint, `127.0.0.1:${server.port} … a1b2`);
       assert.ok(!JSON.stringify(status).includes('5ecret'));
     });
 
@@ -365,6 +365,28 @@ for (const target of databaseTargets()) {
       assert.equal(await feeds.status(lawyerB), null);
       assert.ok((await changes(lawyerB)) > before);
       assert.equal(await feeds.remove(lawyerB), false);
+    });
+
+    it('a feed removed while it is being read records nothing and leaves no busy times behind', async () => {
+      clock = new ManualClock(NOW);
+      const [lawyerA] = await twoLawyers();
+      let release: () => void = () => {};
+      const answered = new Promise<void>((resolve) => (release = resolve));
+      let arrived: () => void = () => {};
+      const requested = new Promise<void>((resolve) => (arrived = resolve));
+      server.route('/held.ics', (req, res) => {
+        arrived();
+        void answered.then(() => ics(fixture('google.ics'))(req, res));
+      });
+      const feeds = service();
+      const saving = feeds.set(lawyerA, `${server.url}/held.ics`);
+      await requested;
+      assert.equal(await feeds.remove(lawyerA), true);
+      release();
+      const { read } = await saving.catch(() => ({ read: null }));
+      assert.ok(read === null || read.outcome === 'superseded', JSON.stringify(read));
+      assert.deepEqual(await stored(lawyerA), []);
+      assert.equal(await feeds.status(lawyerA), null);
     });
 
     describe('SSRF: outside the test affordance only public https servers are read', () => {

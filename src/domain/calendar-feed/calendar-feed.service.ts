@@ -181,7 +181,7 @@ export class CalendarFeedService {
    * "refresh now"; when she had one less than a minute ago, the jobs runner reads it on its next
    * tick). Replacing drops the old calendar's intervals in the same transaction.
    */
-  async set(lawyerId: string, rawAddress: string): Promise<{ status: FeedStatus; read: RefreshOutcome | null }> {
+  async set(lawyerId: string, rawAddress: string): Promise<{ status: FeedStatus | null; read: RefreshOutcome | null }> {
     const url = await this.normalizeAddress(rawAddress);
     const nowIso = this.now().toISOString();
     await this.deps.database.db.transaction().execute(async (trx) => {
@@ -191,7 +191,8 @@ export class CalendarFeedService {
     });
     this.deps.cache?.lawyersChanged([lawyerId]);
     const read = await this.refreshNow(lawyerId);
-    const status = (await this.status(lawyerId))!;
+    // Null only when she removed it meanwhile (another tab).
+    const status = await this.status(lawyerId);
     return { status, read: read.outcome === 'too_soon' || read.outcome === 'no_feed' ? null : read };
   }
 
