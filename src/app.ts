@@ -4,6 +4,8 @@
  */
 import { VerificationService } from './domain/lawyers/verification.service.ts';
 import { ApplicationService } from './domain/lawyers/application.service.ts';
+import { calendarFeedArea } from './site/lawyer-calendar-feed/calendar-feed.routes.ts';
+import { CalendarFeedService } from './domain/calendar-feed/calendar-feed.service.ts';
 import { joinArea } from './site/join/join.routes.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
@@ -129,6 +131,8 @@ export interface App {
     verification: VerificationService;
     /** Lawyers applying to join (/join; docs/lawyers.md#joining-and-verification). */
     applications: ApplicationService;
+    /** Her own calendar's busy times (docs/lawyers.md#busy-times-from-her-own-calendar). */
+    calendarFeeds: CalendarFeedService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -426,6 +430,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
   const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
   const applications = new ApplicationService({ database, clock, caches: { directory: directoryCache } });
+  const calendarFeeds = new CalendarFeedService({ database, clock, cache: directoryCache, allowInsecureTargets: config.webhookAllowInsecureTargets });
+  fastify.addHook('onClose', async () => {
+    await calendarFeeds.close();
+  });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
@@ -451,6 +459,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
+      calendarFeedArea({ calendarFeeds, database }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -485,5 +494,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds } };
 }

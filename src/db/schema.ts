@@ -400,6 +400,30 @@ export interface LawyerBusyIntervalTable {
   ends_at: string;
 }
 
+/** A lawyer's own calendar feed (0031; docs/lawyers.md#busy-times-from-her-own-calendar): one per lawyer. */
+export interface LawyerCalendarFeedTable {
+  lawyer_id: string;
+  /** The secret iCalendar address (https). Never shown back in full, never logged. */
+  url: string;
+  /** Host and last characters, for the portal. */
+  url_hint: string;
+  created_at: string;
+  updated_at: string;
+  /** When the jobs runner reads it next; claimed by a conditional update of this column. */
+  next_due_at: string;
+  manual_refresh_at: string | null;
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  /** When the intervals were last computed from a full body. */
+  parsed_at: string | null;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  last_error_at: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  busy_count: Generated<number>;
+}
+
 // -- webhooks (0005-webhooks) --
 
 export interface WebhookEndpointTable {
@@ -678,6 +702,7 @@ export interface DB {
   consultations: ConsultationTable;
   consultation_refunds: ConsultationRefundTable;
   lawyer_busy_intervals: LawyerBusyIntervalTable;
+  lawyer_calendar_feeds: LawyerCalendarFeedTable;
   // -- access tables (0002-accounts) --
   users: UserTable;
   firms: FirmTable;

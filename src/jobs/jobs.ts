@@ -1,7 +1,8 @@
 /**
  * Background jobs of a serving process. Each is safe to run in several processes at once:
  * the request-log flush writes only this process's entries, the retention purges are
- * idempotent bounded deletes, and the webhook dispatcher sends only what it claimed under a lease.
+ * idempotent bounded deletes, the webhook dispatcher sends only what it claimed under a lease, and
+ * a calendar feed is read by the one process whose conditional update claimed it.
  */
 import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
@@ -12,6 +13,7 @@ import { WebhookDispatcher } from '../domain/webhooks/dispatcher.ts';
 import { RetentionService } from '../domain/operations/retention.service.ts';
 
 const HOUR_MS = 3_600_000;
+const CALENDAR_FEED_TICK_MS = 60_000;
 
 export interface Jobs {
   stop(): void;
@@ -95,9 +97,28 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   const mailer = setInterval(() => void sendDueMail(), config.sweepIntervalMs);
   mailer.unref();
 
+  // Lawyers' own calendar feeds (docs/lawyers.md#busy-times-from-her-own-calendar): each feed is
+  // read every 15 minutes; a tick a minute claims the due ones (one process wins each feed).
+  let readingFeeds = false;
+  const readFeeds = async () => {
+    if (readingFeeds) return;
+    readingFeeds = true;
+    try {
+      const { read, failed } = await app.services.calendarFeeds.refreshDue();
+      if (read > 0) app.fastify.log.info({ read, failed }, 'calendar feeds read');
+    } catch (err) {
+      app.fastify.log.error({ err }, 'calendar feed refresh failed');
+    } finally {
+      readingFeeds = false;
+    }
+  };
+  const feeds = setInterval(() => void readFeeds(), CALENDAR_FEED_TICK_MS);
+  feeds.unref();
+  void readFeeds();
+
   // Webhooks: fan-out from the outbox and delivery. Safe in several processes (leased claims).
   if (config.webhookAllowInsecureTargets) {
-    app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
+    app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks and lawyers\' calendar feeds may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
   }
   const webhooks = new WebhookDispatcher({
     database,
@@ -117,6 +138,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       clearInterval(expirer);
       clearInterval(mailer);
       clearInterval(verifier);
+      clearInterval(feeds);
     },
   };
 }

@@ -543,6 +543,7 @@ for (const target of databaseTargets()) {
         /^\/time-zone$/,
         /^\/(help|contact|legal|join)(\/|$)/,
         /^\/aviso-legal$/,
+        /^\/lawyer\/calendar-feed(\/|$)/,
         /^\/docs\/(api|errors)(\/|$)/,
         /^\/(healthz|readyz|llms\.txt|metrics)$/,
       ];

@@ -102,6 +102,7 @@ export const DELETION_DECISIONS = {
   payment_attempts: { effect: 'kept', what: 'payment records (amount, provider reference), six years: Código de Comercio art. 30' },
   consultation_refunds: { effect: 'kept', what: 'refunds of the person\'s payments (amount, provider reference), six years: Código de Comercio art. 30' },
   lawyer_busy_intervals: { effect: 'unrelated', what: 'a lawyer\'s busy times (no titles)' },
+  lawyer_calendar_feeds: { effect: 'kept', what: 'a lawyer\'s calendar feed address: refused while a lawyer record is linked to the account; goes with the lawyer record' },
   payment_events: { effect: 'unrelated', what: 'provider event ids applied' },
   mail_outbox: { effect: 'erased', what: 'queued mail to the address dropped, sent mail to it erased (text and address); the confirmation kept MAIL_RETENTION_DAYS (30) as proof, its text erased once delivered' },
   notifications: { effect: 'erased', what: 'notifications to the person; notices about them sent to a firm\'s owners stay the firm\'s' },
