@@ -1206,6 +1206,23 @@ export const en = {
       summary: (lawyer: string) => `Consultation with ${lawyer}`,
       description: (lawyer: string, link: string) => `Immigration law consultation with ${lawyer}, booked on Consulta.\nYour booking: ${link}`,
     },
+    /** To the person when the lawyer cancels (issue 18, item 6), with a METHOD:CANCEL .ics. */
+    lawyerCancellation: {
+      subject: (lawyer: string, when: string) => `Cancelled by the lawyer: your consultation with ${lawyer}, ${when}`,
+      intro: (lawyer: string) => `${lawyer} has cancelled your consultation. We are sorry for the trouble.`,
+      lawyer: 'Lawyer',
+      when: 'When',
+      whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
+      reason: 'Reason given',
+      reference: 'Reference',
+      refund: (amount: string) => `You get all your money back: a refund of ${amount} to the card you paid with. Banks usually show it within 5–10 days.`,
+      released: (amount: string) => `You were not charged: the ${amount} reserved on your card is released.`,
+      nothingPaid: 'The consultation was free: there is nothing to refund.',
+      filename: 'cancellation.ics',
+      calendar: (file: string) => `Open the attached ${file} to remove the consultation from your calendar.`,
+      rebook: (link: string) => `You can book another time or another lawyer at ${link}`,
+      signature: 'Consulta',
+    },
   },
   // ── the site's face (issue 19, items 7–8; src/site/ui/layout.tsx, src/site/help/): the people's
   // navigation and footer, help and contact. The legal pages' own text is in src/site/help/legal-texts.ts. ──

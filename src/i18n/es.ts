@@ -1180,6 +1180,22 @@ export const es: Messages = {
       summary: (lawyer: string) => `Consulta con ${lawyer}`,
       description: (lawyer: string, link: string) => `Consulta de extranjería con ${lawyer}, reservada en Consulta.\nTu reserva: ${link}`,
     },
+    lawyerCancellation: {
+      subject: (lawyer: string, when: string) => `Cancelada por el despacho: tu consulta con ${lawyer}, ${when}`,
+      intro: (lawyer: string) => `${lawyer} ha cancelado tu consulta. Sentimos las molestias.`,
+      lawyer: 'Abogado/a',
+      when: 'Cuándo',
+      whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
+      reason: 'Motivo indicado',
+      reference: 'Referencia',
+      refund: (amount: string) => `Te devolvemos todo: un reembolso de ${amount} a la tarjeta con la que pagaste. Los bancos suelen mostrarlo en 5–10 días.`,
+      released: (amount: string) => `No se te ha cobrado nada: los ${amount} reservados en tu tarjeta quedan liberados.`,
+      nothingPaid: 'La consulta era gratuita: no hay nada que reembolsar.',
+      filename: 'cancelacion.ics',
+      calendar: (file: string) => `Abre el archivo adjunto ${file} para quitar la consulta de tu calendario.`,
+      rebook: (link: string) => `Puedes reservar otra hora u otro despacho en ${link}`,
+      signature: 'Consulta',
+    },
   },
   // ── el aspecto del sitio (issue 19, puntos 7–8): navegación y pie para las personas, ayuda y contacto ──
   face: {
