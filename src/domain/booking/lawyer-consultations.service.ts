@@ -25,6 +25,7 @@ import type { ConsultationStatus } from '../../db/schema.ts';
 import { messages } from '../../i18n/index.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import { admitOrThrow, type RateLimitStore, type WindowRule } from '../access/rate-limit.ts';
 import { conflict, invalidRequest, notFound } from '../errors.ts';
 import { sha256 } from '../identity/session.service.ts';
 import { buildCalendar, type IcsEvent } from '../notify/ics.ts';
@@ -70,8 +71,14 @@ function at(row: LawyerConsultationRow, time: string): number {
   return zonedToUtcMs(row.slot_date, time, row.lawyer_timezone) ?? Date.parse(`${row.slot_date}T${time}Z`);
 }
 
+/** Reads of one feed: calendar apps poll every few minutes to hours; more than this is a leaked address being scraped. */
+export const FEED_RULES: readonly WindowRule[] = [
+  { id: 'feed-10m', limit: 30, windowMs: 10 * 60_000 },
+  { id: 'feed-1d', limit: 600, windowMs: 86_400_000 },
+];
+
 export class LawyerConsultationsService {
-  constructor(private readonly deps: { database: Database; clock: Clock; siteUrl: string }) {}
+  constructor(private readonly deps: { database: Database; clock: Clock; siteUrl: string; limiter?: RateLimitStore; onLimiterError?: (err: unknown) => void }) {}
 
   /** The lawyer record linked to this account, or null (she is not a lawyer). */
   async lawyerOfUser(userId: string): Promise<LawyerSelf | null> {
@@ -160,6 +167,8 @@ export class LawyerConsultationsService {
     const lawyer = await findLawyerByFeedHash(db, sha256(token));
     if (!lawyer) return null;
     const now = this.deps.clock.now();
+    // Per feed (its lawyer names the bucket: a rotated address shares it): a 429 with Retry-After when scraped.
+    if (this.deps.limiter) await admitOrThrow(this.deps.limiter, `feed:${lawyer.id}`, FEED_RULES, now.getTime(), 'This calendar address is read too often; try again later.', this.deps.onLimiterError);
     if (!lawyer.last_fetched_at || now.getTime() - Date.parse(lawyer.last_fetched_at) >= TOUCH_EVERY_MS) await touchFeed(db, lawyer.id, now.toISOString());
     const since = new Date(now.getTime() - FEED_PAST_DAYS * 86_400_000).toISOString().slice(0, 10);
     const t = messages('es').lawyerBookings.feed;
@@ -176,7 +185,7 @@ export class LawyerConsultationsService {
           endTime: r.end_time,
           timezone: r.lawyer_timezone,
           summary: t.summary(person),
-          description: [t.person(person), t.email(r.person_email), t.status(t.statuses[r.status]), ...(r.status_reason ? [t.reason(sanitizeShortText(r.status_reason))] : []), t.reference(r.booking_intent_id)].join('\n'),
+          description: [t.person(person), t.email(r.person_email), t.status(t.statuses[r.status] ?? r.status), ...(r.status_reason ? [t.reason(sanitizeShortText(r.status_reason))] : []), t.reference(r.booking_intent_id)].join('\n'),
           url: `${this.deps.siteUrl}/lawyer/consultations/${r.id}`,
           status: cancelled ? ('CANCELLED' as const) : ('CONFIRMED' as const),
           sequence: r.ics_sequence,
