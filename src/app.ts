@@ -5,6 +5,8 @@
 import { VerificationService } from './domain/lawyers/verification.service.ts';
 import { ApplicationService } from './domain/lawyers/application.service.ts';
 import { joinArea } from './site/join/join.routes.ts';
+import { applicationsQueueArea } from './site/operator/applications.routes.ts';
+import { ApplicationReviewService } from './domain/lawyers/application-review.ts';
 import { lawyerConsultationsArea } from './site/lawyer-consultations/lawyer-consultations.routes.ts';
 import { LawyerCancellationService } from './domain/booking/lawyer-cancellation.service.ts';
 import { LawyerConsultationsService } from './domain/booking/lawyer-consultations.service.ts';
@@ -457,6 +459,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       requestsArea(dashboard),
       firmsArea(dashboard),
       operatorArea(dashboard),
+      applicationsQueueArea({ dashboard, review: new ApplicationReviewService({ database, verification, applications }), verification }),
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
