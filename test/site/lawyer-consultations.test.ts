@@ -29,7 +29,6 @@ for (const target of databaseTargets()) {
     let otherId: string;
     let mine: { consultationId: string; intentId: string };
     let theirs: { consultationId: string };
-    let n = 0;
 
     before(async () => {
       ctx = await createTestContext(target);
@@ -179,7 +178,7 @@ for (const target of databaseTargets()) {
       } finally {
         ctx.clock.set(new Date(saved));
       }
-      void n;
+
     });
   });
 }
