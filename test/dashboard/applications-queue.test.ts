@@ -51,7 +51,7 @@ for (const target of databaseTargets()) {
         ctx.clock.advance(60_000);
         return { id: application.id, email: who.email };
       };
-      first = await apply(`amina-${target.name}@example.com`, CLAIM.name);
+      first = await apply(`amina-${target.name}@example.com`, String(CLAIM.name));
       second = await apply(`jon-${target.name}@example.com`, 'Jon Etxeberria');
       person = await signedIn(ctx, `person-${target.name}@example.com`);
     });
