@@ -1227,7 +1227,7 @@ export const en = {
   // ── her consultations as a lawyer, and her bookings feed (issue 18, item 5; src/site/lawyer-consultations/) ──
   lawyerBookings: {
     title: 'Your consultations',
-    intro: 'The consultations people booked with you. Times are in your time zone.',
+    intro: 'The consultations people booked with you.',
     zone: (zone: string) => `Times in ${zone}.`,
     notLawyerTitle: 'For lawyers only',
     notLawyerText: 'This page lists the consultations booked with a lawyer listed on Consulta. Your account has no lawyer profile.',

@@ -1200,8 +1200,8 @@ export const es: Messages = {
   // ── el aspecto del sitio (issue 19, puntos 7–8): navegación y pie para las personas, ayuda y contacto ──
   lawyerBookings: {
     title: 'Tus consultas',
-    intro: 'Las consultas que han reservado contigo. Las horas están en tu zona horaria.',
-    zone: (zone: string) => `Horas en ${zone}.`,
+    intro: 'Las consultas que han reservado contigo.',
+    zone: (zone: string) => `Horario: ${zone}.`,
     notLawyerTitle: 'Solo para abogados',
     notLawyerText: 'Esta página muestra las consultas reservadas con un despacho que aparece en Consulta. Tu cuenta no tiene perfil de abogado.',
     joinLink: 'Solicita aparecer en Consulta',

@@ -51,7 +51,7 @@ function Feed({ ctx, feed }: { ctx: SiteContext; feed: FeedBox }) {
   const f = ctx.t.lawyerBookings.feed;
   const when = (iso: string) => formatInstant(iso, 'Europe/Madrid', ctx.locale);
   return (
-    <section aria-labelledby="feed-title" class="card">
+    <section aria-labelledby="feed-title">
       <h2 id="feed-title">{f.title}</h2>
       <p>{f.text}</p>
       {feed.fresh ? (
@@ -84,7 +84,7 @@ function Feed({ ctx, feed }: { ctx: SiteContext; feed: FeedBox }) {
 export function LawyerConsultationsPage({ ctx, lawyer, upcoming, past, feed, done }: { ctx: SiteContext; lawyer: LawyerSelf; upcoming: LawyerConsultation[]; past: LawyerConsultation[]; feed: FeedBox; done?: string }) {
   const t = ctx.t.lawyerBookings;
   return (
-    <Layout ctx={ctx} title={t.title} section="consultations">
+    <Layout ctx={ctx} title={t.title}>
       <h1>{t.title}</h1>
       <Done ctx={ctx} done={done} />
       <p>
@@ -111,7 +111,7 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
   const markable = !c.upcoming && (c.status === 'confirmed' || c.status === 'held' || c.status === 'no_show');
   const title = t.detailTitle(whenText(ctx, c));
   return (
-    <Layout ctx={ctx} title={form?.error ? `${t.errorTitle} — ${title}` : title} section="consultations" narrow>
+    <Layout ctx={ctx} title={form?.error ? `${t.errorTitle} — ${title}` : title} narrow>
       <p>
         <a href="/lawyer/consultations">{t.back}</a>
       </p>
@@ -212,7 +212,7 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
 export function NotLawyerPage({ ctx }: { ctx: SiteContext }) {
   const t = ctx.t.lawyerBookings;
   return (
-    <Layout ctx={ctx} title={t.notLawyerTitle} section="consultations" narrow>
+    <Layout ctx={ctx} title={t.notLawyerTitle} narrow>
       <h1>{t.notLawyerTitle}</h1>
       <p>{t.notLawyerText}</p>
       <p>

@@ -161,20 +161,19 @@ export function ApplicationPage({ ctx, review, forms = {} }: { ctx: SiteContext;
       {pending ? (
         <>
           <p class="meta">{t.stepUpNote}</p>
+          <div class="cards">
           <section aria-labelledby="verify-title" class="card">
             <h2 id="verify-title">{t.verifyTitle}</h2>
             <PostForm ctx={ctx} action={`${url}/verify`} novalidate>
               <TextArea name="note" label={t.noteLabel} hint={t.noteHint} value={forms.note} error={forms.errors?.note} />
-              <fieldset aria-describedby={forms.errors?.checked ? 'f-checked-error' : undefined}>
+              <fieldset class="checks" aria-describedby={forms.errors?.checked ? 'f-checked-error' : undefined}>
                 <legend>{t.checkedLegend}</legend>
-                <div class="check">
-                  <input type="checkbox" id="f-checked-census" name="checked" value="census" checked={checked.has('census')} />
-                  <label for="f-checked-census">{t.checkedCensus}</label>
-                </div>
-                <div class="check">
-                  <input type="checkbox" id="f-checked-colegio" name="checked" value="colegio" checked={checked.has('colegio')} />
-                  <label for="f-checked-colegio">{t.checkedColegio}</label>
-                </div>
+                <label>
+                  <input type="checkbox" id="f-checked-census" name="checked" value="census" checked={checked.has('census')} /> {t.checkedCensus}
+                </label>
+                <label>
+                  <input type="checkbox" id="f-checked-colegio" name="checked" value="colegio" checked={checked.has('colegio')} /> {t.checkedColegio}
+                </label>
                 {forms.errors?.checked ? <span class="field-error" id="f-checked-error">{forms.errors.checked}</span> : null}
               </fieldset>
               <button type="submit">{t.verifyButton}</button>
@@ -188,6 +187,7 @@ export function ApplicationPage({ ctx, review, forms = {} }: { ctx: SiteContext;
               <button type="submit" class="danger">{t.refuseButton}</button>
             </PostForm>
           </section>
+          </div>
         </>
       ) : null}
     </Frame>
