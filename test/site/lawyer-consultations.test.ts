@@ -152,6 +152,23 @@ for (const target of databaseTargets()) {
       assert.equal((await ctx.app.fastify.inject({ method: 'GET', url: new URL(next).pathname })).statusCode, 200);
     });
 
+    it('her feed is rate-limited per feed: a scraped address gets 429 with Retry-After', async () => {
+      await lucia.client.get('/lawyer/consultations');
+      const made = await lucia.client.post('/lawyer/consultations/feed', {});
+      const url = /value="http:\/\/consulta\.test(\/lawyer\/consultations\/feed\/[A-Za-z0-9_-]{43}\.ics)"/.exec(made.body)?.[1];
+      assert.ok(url);
+      let limited: { statusCode: number; headers: Record<string, unknown> } | null = null;
+      let reads = 0;
+      for (; reads < 40 && !limited; reads++) {
+        const res: { statusCode: number; headers: Record<string, unknown> } = await ctx.app.fastify.inject({ method: 'GET', url });
+        if (res.statusCode === 429) limited = res;
+        else assert.equal(res.statusCode, 200);
+      }
+      assert.ok(limited, 'limited within 40 reads');
+      assert.ok(reads <= 31, `limited after ${reads} reads`);
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+    });
+
     it('a past consultation: held or no-show (and corrected); an upcoming one cannot be marked', async () => {
       const past = await booked(luciaId, '09', '2026-11-25');
       await lucia.client.get(`/lawyer/consultations/${past.consultationId}`);
