@@ -162,31 +162,31 @@ export function ApplicationPage({ ctx, review, forms = {} }: { ctx: SiteContext;
         <>
           <p class="meta">{t.stepUpNote}</p>
           <div class="cards">
-          <section aria-labelledby="verify-title" class="card">
-            <h2 id="verify-title">{t.verifyTitle}</h2>
-            <PostForm ctx={ctx} action={`${url}/verify`} novalidate>
-              <TextArea name="note" label={t.noteLabel} hint={t.noteHint} value={forms.note} error={forms.errors?.note} />
-              <fieldset class="checks" aria-describedby={forms.errors?.checked ? 'f-checked-error' : undefined}>
-                <legend>{t.checkedLegend}</legend>
-                <label>
-                  <input type="checkbox" id="f-checked-census" name="checked" value="census" checked={checked.has('census')} /> {t.checkedCensus}
-                </label>
-                <label>
-                  <input type="checkbox" id="f-checked-colegio" name="checked" value="colegio" checked={checked.has('colegio')} /> {t.checkedColegio}
-                </label>
-                {forms.errors?.checked ? <span class="field-error" id="f-checked-error">{forms.errors.checked}</span> : null}
-              </fieldset>
-              <button type="submit">{t.verifyButton}</button>
-            </PostForm>
-          </section>
-          <section aria-labelledby="refuse-title" class="card">
-            <h2 id="refuse-title">{t.refuseTitle}</h2>
-            <p>{t.refuseText}</p>
-            <PostForm ctx={ctx} action={`${url}/refuse`} novalidate>
-              <TextArea name="reason" label={t.reasonLabel} value={forms.reason} error={forms.errors?.reason} />
-              <button type="submit" class="danger">{t.refuseButton}</button>
-            </PostForm>
-          </section>
+            <section aria-labelledby="verify-title" class="card">
+              <h2 id="verify-title">{t.verifyTitle}</h2>
+              <PostForm ctx={ctx} action={`${url}/verify`} novalidate>
+                <TextArea name="note" label={t.noteLabel} hint={t.noteHint} value={forms.note} error={forms.errors?.note} />
+                <fieldset class="checks" aria-describedby={forms.errors?.checked ? 'f-checked-error' : undefined}>
+                  <legend>{t.checkedLegend}</legend>
+                  <label>
+                    <input type="checkbox" id="f-checked-census" name="checked" value="census" checked={checked.has('census')} /> {t.checkedCensus}
+                  </label>
+                  <label>
+                    <input type="checkbox" id="f-checked-colegio" name="checked" value="colegio" checked={checked.has('colegio')} /> {t.checkedColegio}
+                  </label>
+                  {forms.errors?.checked ? <span class="field-error" id="f-checked-error">{forms.errors.checked}</span> : null}
+                </fieldset>
+                <button type="submit">{t.verifyButton}</button>
+              </PostForm>
+            </section>
+            <section aria-labelledby="refuse-title" class="card">
+              <h2 id="refuse-title">{t.refuseTitle}</h2>
+              <p>{t.refuseText}</p>
+              <PostForm ctx={ctx} action={`${url}/refuse`} novalidate>
+                <TextArea name="reason" label={t.reasonLabel} value={forms.reason} error={forms.errors?.reason} />
+                <button type="submit" class="danger">{t.refuseButton}</button>
+              </PostForm>
+            </section>
           </div>
         </>
       ) : null}
