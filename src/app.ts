@@ -7,6 +7,11 @@ import { ApplicationService } from './domain/lawyers/application.service.ts';
 import { calendarFeedArea } from './site/lawyer-calendar-feed/calendar-feed.routes.ts';
 import { CalendarFeedService } from './domain/calendar-feed/calendar-feed.service.ts';
 import { joinArea } from './site/join/join.routes.ts';
+import { applicationsQueueArea } from './site/operator/applications.routes.ts';
+import { ApplicationReviewService } from './domain/lawyers/application-review.ts';
+import { lawyerConsultationsArea } from './site/lawyer-consultations/lawyer-consultations.routes.ts';
+import { LawyerCancellationService } from './domain/booking/lawyer-cancellation.service.ts';
+import { LawyerConsultationsService } from './domain/booking/lawyer-consultations.service.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -133,6 +138,10 @@ export interface App {
     applications: ApplicationService;
     /** Her own calendar's busy times (docs/lawyers.md#busy-times-from-her-own-calendar). */
     calendarFeeds: CalendarFeedService;
+    /** A lawyer's own consultations, outcomes and bookings feed (docs/lawyers.md#her-bookings). */
+    lawyerConsultations: LawyerConsultationsService;
+    /** A lawyer cancelling a consultation, its refund, and the sweep of pending refunds. */
+    lawyerCancellation: LawyerCancellationService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -365,7 +374,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
   const domainMetrics = metrics ?? undefined;
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail, metrics: domainMetrics });
-  const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log, metrics: domainMetrics });
+  const paymentProvider = createPaymentProvider(config, clock);
+  const payments = new PaymentsService({ database, clock, config, booking, provider: paymentProvider, logger: fastify.log, metrics: domainMetrics });
+  // A lawyer's own consultations and her cancellations (docs/lawyers.md#her-bookings); refunds go through the same provider.
+  const lawyerConsultations = new LawyerConsultationsService({ database, clock, siteUrl: config.siteUrl, limiter, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; calendar feed read let through') });
+  const lawyerCancellation = new LawyerCancellationService({ database, clock, mail, provider: paymentProvider, siteUrl: config.siteUrl, cache: directoryCache, logger: fastify.log, reverseTransfer: false });
 
   const usage = new UsageService({ database, clock, limiter });
   const webhooks = new WebhookEndpointsService({ database, clock, config, accounts });
@@ -454,12 +467,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       requestsArea(dashboard),
       firmsArea(dashboard),
       operatorArea(dashboard),
+      applicationsQueueArea({ dashboard, review: new ApplicationReviewService({ database, verification, applications }), verification }),
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
       calendarFeedArea({ calendarFeeds, database }),
+      lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -494,5 +509,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation } };
 }

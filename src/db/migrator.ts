@@ -23,6 +23,7 @@ import * as m0023 from './migrations/0023-request-log-query.ts';
 import * as m0024 from './migrations/0024-lawyers-side.ts';
 import * as m0026 from './migrations/0026-contact-messages.ts';
 import * as m0027 from './migrations/0027-wave3-shared.ts';
+import * as m0030 from './migrations/0030-lawyer-booking-feeds.ts';
 import * as m0031 from './migrations/0031-calendar-feeds.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0024-lawyers-side': m0024,
   '0026-contact-messages': m0026,
   '0027-wave3-shared': m0027,
+  '0030-lawyer-booking-feeds': m0030,
   '0031-calendar-feeds': m0031,
 };
 

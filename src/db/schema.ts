@@ -392,6 +392,14 @@ export interface ConsultationRefundTable {
   updated_at: string;
 }
 
+/** Her bookings feed (0030): the hash of the secret token of a lawyer's subscription address. */
+export interface LawyerBookingFeedTable {
+  lawyer_id: string;
+  token_hash: string;
+  created_at: string;
+  last_fetched_at: string | null;
+}
+
 /** Busy times from a lawyer's own calendar feed (0027), [starts_at, ends_at) in UTC ISO text. */
 export interface LawyerBusyIntervalTable {
   lawyer_id: string;
@@ -703,6 +711,7 @@ export interface DB {
   consultation_refunds: ConsultationRefundTable;
   lawyer_busy_intervals: LawyerBusyIntervalTable;
   lawyer_calendar_feeds: LawyerCalendarFeedTable;
+  lawyer_booking_feeds: LawyerBookingFeedTable;
   // -- access tables (0002-accounts) --
   users: UserTable;
   firms: FirmTable;

@@ -524,6 +524,22 @@ export const ro: PeopleMessages = {
       summary: (lawyer: string) => `Consultație: ${lawyer}`,
       description: (lawyer: string, link: string) => `Consultație de drept al imigrației cu ${lawyer}, rezervată pe Consulta.\nRezervarea dumneavoastră: ${link}`,
     },
+    lawyerCancellation: {
+      subject: (lawyer: string, when: string) => `Anulată de avocat: consultația dumneavoastră cu ${lawyer}, ${when}`,
+      intro: (lawyer: string) => `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`,
+      lawyer: 'Avocat',
+      when: 'Când',
+      whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
+      reason: 'Motivul indicat',
+      reference: 'Referință',
+      refund: (amount: string) => `Vă returnăm toți banii: o rambursare de ${amount} pe cardul cu care ați plătit. De obicei banca o afișează în 5–10 zile.`,
+      released: (amount: string) => `Nu vi s-a încasat nimic: suma de ${amount} rezervată pe card este deblocată.`,
+      nothingPaid: 'Consultația era gratuită: nu este nimic de rambursat.',
+      filename: 'anulare.ics',
+      calendar: (file: string) => `Deschideți fișierul atașat ${file} pentru a scoate consultația din calendar.`,
+      rebook: (link: string) => `Puteți rezerva altă oră sau alt avocat la ${link}`,
+      signature: 'Consulta',
+    },
   },
   face: {
     nav: {

@@ -537,6 +537,22 @@ export const uk: PeopleMessages = {
       summary: (lawyer: string) => `Консультація: ${lawyer}`,
       description: (lawyer: string, link: string) => `Консультація з імміграційного права, ${lawyer}, заброньована через Consulta.\nВаше бронювання: ${link}`,
     },
+    lawyerCancellation: {
+      subject: (lawyer: string, when: string) => `Скасовано адвокатом: ваша консультація з ${lawyer}, ${when}`,
+      intro: (lawyer: string) => `${lawyer} скасував(ла) вашу консультацію. Просимо вибачення за незручності.`,
+      lawyer: 'Адвокат(ка)',
+      when: 'Коли',
+      whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
+      reason: 'Вказана причина',
+      reference: 'Номер бронювання',
+      refund: (amount: string) => `Ми повертаємо всю суму: ${amount} надійде на картку, якою ви платили. Зазвичай банк показує повернення протягом 5–10 днів.`,
+      released: (amount: string) => `З вас нічого не списано: заблоковані на картці ${amount} розблоковано.`,
+      nothingPaid: 'Консультація була безкоштовною: повертати нічого.',
+      filename: 'skasuvannia.ics',
+      calendar: (file: string) => `Відкрийте вкладений файл ${file}, щоб прибрати консультацію зі свого календаря.`,
+      rebook: (link: string) => `Ви можете забронювати інший час або іншого адвоката тут: ${link}`,
+      signature: 'Consulta',
+    },
   },
   face: {
     nav: {

@@ -32,6 +32,9 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       // Payments of lapsed holds are voided or their checkouts closed; interrupted ones are finished.
       const settled = await app.services.payments.sweep();
       if (settled > 0) app.fastify.log.info({ settled }, 'payment attempts swept');
+      // Refunds of lawyers' cancellations left pending by a process that stopped (or an outage): same idempotency key.
+      const refunded = await app.services.lawyerCancellation.finishPendingRefunds();
+      if (refunded > 0) app.fastify.log.info({ refunded }, 'pending refunds finished');
     } catch (err) {
       app.fastify.log.error({ err }, 'booking intent expiry sweep failed');
     } finally {

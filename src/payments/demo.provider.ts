@@ -5,7 +5,7 @@
  * attempt row's state; the calls here decide outcomes and nothing else.
  */
 import type { Clock } from '../clock.ts';
-import type { AuthorizeResult, CardAuthorization, CardPaymentProvider, DeclineCode } from './provider.ts';
+import type { AuthorizeResult, CardAuthorization, CardPaymentProvider, DeclineCode, RefundRequest, RefundResult } from './provider.ts';
 
 /** Stripe's public test cards and what they do. */
 export const DEMO_TEST_CARDS: Readonly<Record<string, 'ok' | DeclineCode>> = {
@@ -60,4 +60,12 @@ export class DemoPaymentProvider implements CardPaymentProvider {
   async capture(): Promise<void> {}
 
   async void(): Promise<void> {}
+
+  /**
+   * Moves no money either: the refund is the consultation_refunds row (our ledger). Its reference
+   * is derived from the idempotency key, so the same refund asked twice names the same refund.
+   */
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    return { ok: true, ref: `demo_refund_${request.idempotencyKey}` };
+  }
 }

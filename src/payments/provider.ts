@@ -72,11 +72,33 @@ export class InvalidSignatureError extends Error {
   }
 }
 
+/** A full refund of a captured payment. */
+export interface RefundRequest {
+  /** The captured payment (Stripe PaymentIntent id, or the demo's authorization id). */
+  paymentRef: string;
+  amountCents: number;
+  /** The refund row's id: the same refund asked twice is one refund at the provider. */
+  idempotencyKey: string;
+  /**
+   * Destination charges (Stripe Connect): also take the transfer back from the lawyer's account
+   * and give back the platform's fee (`reverse_transfer`, `refund_application_fee`). False while
+   * payments are not destination charges.
+   */
+  reverseTransfer: boolean;
+  /** Our own reference, recorded at the provider (metadata). */
+  consultationId: string;
+}
+
+/** A refund the provider accepted (`ref` its id), or refused for good (`code` why). Network failures throw: retry later with the same key. */
+export type RefundResult = { ok: true; ref: string } | { ok: false; code: string };
+
 interface Settlement {
   /** Takes the authorized amount. Capturing an already captured authorization succeeds. */
   capture(paymentRef: string, idempotencyKey: string): Promise<void>;
   /** Releases an authorization without charging. Voiding an already voided one succeeds. */
   void(paymentRef: string, idempotencyKey: string): Promise<void>;
+  /** Gives a captured payment back in full. Asking again with the same key returns the same refund. */
+  refund(request: RefundRequest): Promise<RefundResult>;
 }
 
 /** Authorizes a card typed on our own origin, synchronously. */

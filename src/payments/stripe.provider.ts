@@ -11,6 +11,8 @@ import type {
   HostedPaymentProvider,
   PaymentState,
   ProviderEvent,
+  RefundRequest,
+  RefundResult,
   StartedCheckout,
 } from './provider.ts';
 import { InvalidSignatureError } from './provider.ts';
@@ -137,6 +139,31 @@ export class StripePaymentProvider implements HostedPaymentProvider {
       await this.stripe.paymentIntents.cancel(paymentRef, { cancellation_reason: 'abandoned' }, { idempotencyKey });
     } catch (err) {
       if (isUnexpectedState(err) && (await this.paymentState(paymentRef)) === 'canceled') return;
+      throw err;
+    }
+  }
+
+  /**
+   * A full refund of a captured PaymentIntent, keyed by our refund row's id (a retry — the sweep
+   * after a crash — is the same refund at Stripe). Stripe's refusals (already refunded, disputed…)
+   * come back as a code; network failures and Stripe's 5xx throw, to be retried with the same key.
+   */
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    try {
+      const refund = await this.stripe.refunds.create(
+        {
+          payment_intent: request.paymentRef,
+          amount: request.amountCents,
+          reason: 'requested_by_customer',
+          metadata: { consultation_id: request.consultationId, consulta_refund_id: request.idempotencyKey },
+          ...(request.reverseTransfer ? { reverse_transfer: true, refund_application_fee: true } : {}),
+        },
+        { idempotencyKey: request.idempotencyKey },
+      );
+      if (refund.status === 'failed' || refund.status === 'canceled') return { ok: false, code: refund.failure_reason ?? `refund_${refund.status}` };
+      return { ok: true, ref: refund.id };
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError) return { ok: false, code: err.code ?? 'refund_refused' };
       throw err;
     }
   }

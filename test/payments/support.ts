@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/database.ts';
 import type { PaymentAttemptTable } from '../../src/db/schema.ts';
 import { PaymentsService, type PaymentsServiceDeps } from '../../src/domain/payments/payments.service.ts';
 import { DemoPaymentProvider } from '../../src/payments/demo.provider.ts';
-import type { AuthorizeResult, CardAuthorization, CardPaymentProvider } from '../../src/payments/provider.ts';
+import type { AuthorizeResult, CardAuthorization, CardPaymentProvider, RefundRequest, RefundResult } from '../../src/payments/provider.ts';
 import { createTestContext, TEST_NOW, type TestContext } from '../support/app.ts';
 import { initiate, slotBody, tokenOf } from '../support/booking.ts';
 import type { DatabaseTarget } from '../support/databases.ts';
@@ -44,7 +44,7 @@ export async function intentStatus(database: Database, intentId: string): Promis
 }
 
 export interface ProviderCall {
-  op: 'authorize' | 'capture' | 'void';
+  op: 'authorize' | 'capture' | 'void' | 'refund';
   ref: string;
   key: string;
 }
@@ -84,8 +84,13 @@ export class ScriptedCardProvider implements CardPaymentProvider {
     this.calls.push({ op: 'void', ref, key });
   }
 
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    this.calls.push({ op: 'refund', ref: request.paymentRef, key: request.idempotencyKey });
+    return this.inner.refund(request);
+  }
+
   /** Distinct operations (a retried call with the same idempotency key is one operation). */
-  done(op: 'capture' | 'void'): number {
+  done(op: 'capture' | 'void' | 'refund'): number {
     return new Set(this.calls.filter((c) => c.op === op).map((c) => c.key)).size;
   }
 }

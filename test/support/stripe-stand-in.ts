@@ -131,6 +131,8 @@ export class StripeStandIn {
   readonly calls: RecordedCall[] = [];
   readonly sessions = new Map<string, StandInSession>();
   readonly paymentIntents = new Map<string, StandInPaymentIntent>();
+  /** Refunds created, in order (a replayed idempotent request creates none). */
+  readonly refunds: Array<{ id: string; object: 'refund'; payment_intent: string; amount: number; currency: string; status: 'succeeded'; reason: string | null; metadata: Record<string, string>; reverse_transfer: boolean; refund_application_fee: boolean; created: number }> = [];
   /** What the session was created with that the Session object does not echo. */
   readonly sessionParams = new Map<string, Record<string, unknown>>();
   private readonly idempotent = new Map<string, StoredResponse>();
@@ -304,6 +306,7 @@ export class StripeStandIn {
     if (method === 'GET' && (m = /^\/v1\/payment_intents\/([^/]+)$/.exec(path))) return this.paymentIntent(m[1]!);
     if (method === 'POST' && (m = /^\/v1\/payment_intents\/([^/]+)\/capture$/.exec(path))) return this.capture(m[1]!);
     if (method === 'POST' && (m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path))) return this.cancel(m[1]!, params);
+    if (method === 'POST' && path === '/v1/refunds') return this.refund(params);
     throw new ApiError(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` });
   }
 
@@ -413,5 +416,35 @@ export class StripeStandIn {
     intent.amount_capturable = 0;
     intent.cancellation_reason = typeof params.cancellation_reason === 'string' ? params.cancellation_reason : null;
     return intent;
+  }
+
+  /** A refund of a captured (succeeded) PaymentIntent, at most what is left of it, as Stripe answers. */
+  private refund(params: Record<string, unknown>): object {
+    const id = typeof params.payment_intent === 'string' ? params.payment_intent : '';
+    const intent = this.paymentIntent(id);
+    if (intent.status !== 'succeeded') {
+      throw invalid(`This PaymentIntent (${id}) does not have a successful charge to refund.`, { code: 'charge_not_refundable' });
+    }
+    const refunded = this.refunds.filter((r) => r.payment_intent === id).reduce((sum, r) => sum + r.amount, 0);
+    const amount = params.amount === undefined ? intent.amount - refunded : Number(params.amount);
+    if (refunded >= intent.amount) throw invalid(`Charge for ${id} has already been refunded.`, { code: 'charge_already_refunded' });
+    if (!Number.isInteger(amount) || amount <= 0 || amount > intent.amount - refunded) {
+      throw invalid(`Refund amount (${amount}) is greater than unrefunded amount on charge (${intent.amount - refunded}).`, { code: 'amount_too_large', param: 'amount' });
+    }
+    const refund = {
+      id: newId('re'),
+      object: 'refund' as const,
+      payment_intent: id,
+      amount,
+      currency: intent.currency,
+      status: 'succeeded' as const,
+      reason: typeof params.reason === 'string' ? params.reason : null,
+      metadata: { ...((params.metadata ?? {}) as Record<string, string>) },
+      reverse_transfer: params.reverse_transfer === 'true' || params.reverse_transfer === true,
+      refund_application_fee: params.refund_application_fee === 'true' || params.refund_application_fee === true,
+      created: this.nowSeconds(),
+    };
+    this.refunds.push(refund);
+    return refund;
   }
 }

@@ -187,6 +187,11 @@ export function findLawyerByUser(db: Executor, userId: string): Promise<LawyerTa
   return db.selectFrom('lawyers').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
+/** A lawyer record by id, whole (the operator's view of an application). */
+export function findLawyerRecord(db: Executor, lawyerId: string): Promise<LawyerTable | undefined> {
+  return db.selectFrom('lawyers').selectAll().where('id', '=', lawyerId).executeTakeFirst();
+}
+
 /** A lawyer's practice areas (the primary one first) and languages. */
 export async function listAreasAndLanguages(db: Executor, lawyerId: string): Promise<{ areas: Array<{ area_slug: string; is_primary: number }>; languages: string[] }> {
   const [areas, languages] = await Promise.all([

@@ -48,6 +48,9 @@ function table(rows: ReadonlyArray<readonly [string, string]>): string {
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n');
 }
 
+/** The UID of a consultation's invitation: one per consultation for its whole life (updates and cancellations reuse it). */
+export const consultationUid = (intentId: string, siteUrl: string): string => `${intentId}@${new URL(siteUrl).hostname}`;
+
 /** The calendar invitation of a consultation (the receipt's attachment, and the download on the site). */
 export function consultationIcs(c: {
   intentId: string;
@@ -64,7 +67,7 @@ export function consultationIcs(c: {
   // The lawyer's name is third-party text: one plain line in a calendar too.
   const name = sanitizeShortText(c.lawyer.name);
   return buildIcs({
-    uid: `${c.intentId}@${new URL(c.siteUrl).hostname}`,
+    uid: consultationUid(c.intentId, c.siteUrl),
     stamp: c.confirmedAt,
     date: c.date,
     startTime: c.startTime,

@@ -101,6 +101,7 @@ export const DELETION_DECISIONS = {
   consultations: { effect: 'kept', what: 'booking records (date, lawyer, price), six years: Código de Comercio art. 30; refused while one has not ended' },
   payment_attempts: { effect: 'kept', what: 'payment records (amount, provider reference), six years: Código de Comercio art. 30' },
   consultation_refunds: { effect: 'kept', what: 'refunds of the person\'s payments (amount, provider reference), six years: Código de Comercio art. 30' },
+  lawyer_booking_feeds: { effect: 'unrelated', what: 'the hash of a lawyer\'s bookings-feed address (her lawyer record, which blocks deletion, owns it)' },
   lawyer_busy_intervals: { effect: 'unrelated', what: 'a lawyer\'s busy times (no titles)' },
   lawyer_calendar_feeds: { effect: 'kept', what: 'a lawyer\'s calendar feed address: refused while a lawyer record is linked to the account; goes with the lawyer record' },
   payment_events: { effect: 'unrelated', what: 'provider event ids applied' },

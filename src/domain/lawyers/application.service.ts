@@ -11,8 +11,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { insertLawyers } from '../../db/repositories/lawyer.repository.ts';
-import { findKnownReferences, findLawyerByUser, listAreasAndLanguages, listMemberships } from '../../db/repositories/lawyer-lifecycle.repository.ts';
-import type { DB } from '../../db/schema.ts';
+import { findKnownReferences, findLawyerByUser, findLawyerRecord, listAreasAndLanguages, listMemberships } from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import type { DB, LawyerTable } from '../../db/schema.ts';
 import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
 import { languageByCode } from '../directory/languages.ts';
@@ -209,7 +209,20 @@ export class ApplicationService {
   /** Her application (any status), or null when her account has none. Only ever her own. */
   async mine(applicant: Applicant): Promise<MyApplication | null> {
     const row = await findLawyerByUser(this.db, applicant.userId);
-    if (!row) return null;
+    return row ? this.claimed(row) : null;
+  }
+
+  /**
+   * An application as she claimed it, by lawyer id — for the operator's queue (the caller is the
+   * console, for operators only; the decision is VerificationService's). Null when there is none.
+   */
+  async claimOf(lawyerId: string): Promise<MyApplication | null> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(lawyerId)) return null;
+    const row = await findLawyerRecord(this.db, lawyerId.toLowerCase());
+    return row ? this.claimed(row) : null;
+  }
+
+  private async claimed(row: LawyerTable): Promise<MyApplication> {
     const [{ areas, languages }, memberships] = await Promise.all([listAreasAndLanguages(this.db, row.id), listMemberships(this.db, row.id)]);
     const m = memberships[0];
     const colegio = m?.bar_association_id ? barAssociationById(m.bar_association_id) : undefined;

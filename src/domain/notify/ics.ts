@@ -23,6 +23,10 @@ export interface IcsEvent {
   location?: string;
   description?: string;
   url?: string;
+  /** RFC 5545 STATUS; CONFIRMED unless said otherwise. */
+  status?: 'CONFIRMED' | 'CANCELLED';
+  /** RFC 5545 SEQUENCE: 0 when booked, higher with every update or cancellation. */
+  sequence?: number;
 }
 
 /** Escapes a TEXT value: backslash, semicolon, comma and line breaks; other control characters go. */
@@ -70,16 +74,11 @@ function instant(date: string, time: string, timezone: string): number {
   return zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
 }
 
-/** The `.ics` text of one event (CRLF line ends, folded). */
-export function buildIcs(event: IcsEvent): string {
+/** The VEVENT lines of one event (unfolded). */
+function veventLines(event: IcsEvent): string[] {
   const start = instant(event.date, event.startTime, event.timezone);
   const end = instant(event.date, event.endTime, event.timezone);
-  const lines = [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//Consulta//Consultation booking//EN',
-    'CALSCALE:GREGORIAN',
-    'METHOD:PUBLISH',
+  return [
     'BEGIN:VEVENT',
     `UID:${escapeText(event.uid)}`,
     `DTSTAMP:${utcStamp(event.stamp.getTime())}`,
@@ -90,10 +89,36 @@ export function buildIcs(event: IcsEvent): string {
     ...(event.description ? [`DESCRIPTION:${escapeText(event.description)}`] : []),
     // A URI value, not TEXT: not escaped, but it must stay on its line.
     ...(event.url ? [`URL:${event.url.replace(/[\r\n]/g, '')}`] : []),
-    'STATUS:CONFIRMED',
-    'SEQUENCE:0',
-    'TRANSP:OPAQUE',
+    `STATUS:${event.status ?? 'CONFIRMED'}`,
+    `SEQUENCE:${Math.max(0, Math.trunc(event.sequence ?? 0))}`,
+    // A cancelled event no longer blocks time.
+    `TRANSP:${event.status === 'CANCELLED' ? 'TRANSPARENT' : 'OPAQUE'}`,
     'END:VEVENT',
+  ];
+}
+
+/**
+ * The `.ics` text of one event (CRLF line ends, folded). `PUBLISH` by default (an event to add);
+ * `CANCEL` (RFC 5546 §3.2.5) with the same UID and a higher SEQUENCE withdraws it.
+ */
+export function buildIcs(event: IcsEvent, method: 'PUBLISH' | 'CANCEL' = 'PUBLISH'): string {
+  const withStatus = method === 'CANCEL' ? { ...event, status: 'CANCELLED' as const } : event;
+  return buildCalendar([withStatus], { method });
+}
+
+/**
+ * A calendar of several events (a subscription feed): `name` becomes X-WR-CALNAME, which
+ * calendar apps show as the subscribed calendar's title.
+ */
+export function buildCalendar(events: readonly IcsEvent[], options: { method?: 'PUBLISH' | 'CANCEL'; name?: string } = {}): string {
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Consulta//Consultation booking//EN',
+    'CALSCALE:GREGORIAN',
+    `METHOD:${options.method ?? 'PUBLISH'}`,
+    ...(options.name ? [`X-WR-CALNAME:${escapeText(options.name)}`] : []),
+    ...events.flatMap(veventLines),
     'END:VCALENDAR',
   ];
   return `${lines.map(foldLine).join('\r\n')}\r\n`;

@@ -17,16 +17,17 @@ import { ModeBadge, StatusBadge } from '../developer/keys.page.tsx';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { DashboardLayout } from '../ui/dashboard.tsx';
 
-export type ConsoleTab = 'search' | 'lawyers' | 'requests' | 'audit';
+export type ConsoleTab = 'search' | 'applications' | 'lawyers' | 'requests' | 'audit';
 
 const when = (ctx: SiteContext, iso: string | null, empty = '—') => (iso ? formatInstant(iso, 'Europe/Madrid', ctx.locale) : empty);
 const enc = encodeURIComponent;
 
-/** The console's own tabs, under the dashboard frame. */
-function Frame({ ctx, title, tab, children }: { ctx: SiteContext; title: string; tab: ConsoleTab | null; children: ComponentChildren }) {
+/** The console's own tabs, under the dashboard frame (also the applications queue's, applications.page.tsx). */
+export function Frame({ ctx, title, tab, children }: { ctx: SiteContext; title: string; tab: ConsoleTab | null; children: ComponentChildren }) {
   const t = ctx.t.operator;
   const tabs: Array<[ConsoleTab, string, string]> = [
     ['search', '/operator', t.tabSearch],
+    ['applications', '/operator/applications', ctx.t.applicationsQueue.tab],
     ['lawyers', '/operator/lawyers', t.tabLawyers],
     ['requests', '/operator/requests', t.tabRequests],
     ['audit', '/operator/audit', t.tabAudit],

@@ -1,0 +1,191 @@
+/**
+ * A lawyer's consultations as she sees them (her list, her bookings feed), her cancellations and
+ * the refunds they start (docs/lawyers.md#her-bookings, #cancelling-by-the-lawyer). Every read
+ * and write names the lawyer: another lawyer's consultation id finds nothing.
+ */
+import { sql } from 'kysely';
+import type { ConsultationRefundTable, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
+import type { Executor } from './types.ts';
+
+export interface LawyerSelfRow {
+  id: string;
+  name: string;
+  timezone: string;
+  contact_email: string | null;
+}
+
+/** The lawyer record linked to this account (lawyers.user_id is unique), if any. */
+export function findLawyerOfUser(db: Executor, userId: string): Promise<LawyerSelfRow | undefined> {
+  return db.selectFrom('lawyers').select(['id', 'name', 'timezone', 'contact_email']).where('user_id', '=', userId).executeTakeFirst();
+}
+
+export interface LawyerConsultationRow {
+  id: string;
+  booking_intent_id: string;
+  lawyer_id: string;
+  lawyer_name: string;
+  lawyer_timezone: string;
+  city_name: string | null;
+  consultation_fee_cents: number;
+  platform_commission_percent: number;
+  slot_date: string;
+  start_time: string;
+  end_time: string;
+  status: ConsultationStatus;
+  status_reason: string | null;
+  status_changed_at: string | null;
+  ics_sequence: number;
+  created_at: string;
+  confirmed_at: string | null;
+  confirmation_token: string;
+  person_id: string;
+  person_email: string;
+  person_name: string | null;
+  person_locale: string | null;
+}
+
+function base(db: Executor) {
+  return db
+    .selectFrom('consultations as c')
+    .innerJoin('lawyers as l', 'l.id', 'c.lawyer_id')
+    .innerJoin('booking_intents as i', 'i.id', 'c.booking_intent_id')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .leftJoin('cities as ct', 'ct.slug', 'l.city_slug')
+    .select([
+      'c.id',
+      'c.booking_intent_id',
+      'c.lawyer_id',
+      'l.name as lawyer_name',
+      'l.timezone as lawyer_timezone',
+      'ct.name as city_name',
+      'l.consultation_fee_cents',
+      'l.platform_commission_percent',
+      'c.slot_date',
+      'c.start_time',
+      'c.end_time',
+      'c.status',
+      'c.status_reason',
+      'c.status_changed_at',
+      'c.ics_sequence',
+      'c.created_at',
+      'i.confirmed_at',
+      'i.confirmation_token',
+      'u.id as person_id',
+      'u.email as person_email',
+      'u.name as person_name',
+      'u.locale as person_locale',
+    ]);
+}
+
+/** Her consultations, by date (at most `limit`). */
+export function listConsultationsOfLawyer(db: Executor, lawyerId: string, limit = 1000): Promise<LawyerConsultationRow[]> {
+  return base(db).where('c.lawyer_id', '=', lawyerId).orderBy('c.slot_date').orderBy('c.start_time').limit(limit).execute() as Promise<LawyerConsultationRow[]>;
+}
+
+/** One of her consultations; another lawyer's id finds nothing. */
+export function findConsultationOfLawyer(db: Executor, lawyerId: string, id: string): Promise<LawyerConsultationRow | undefined> {
+  return base(db).where('c.lawyer_id', '=', lawyerId).where('c.id', '=', id).executeTakeFirst() as Promise<LawyerConsultationRow | undefined>;
+}
+
+/**
+ * confirmed → cancelled_by_lawyer, only if still confirmed (the row lock of this update is what
+ * makes two concurrent cancellations one): SEQUENCE + 1. True when this call changed it.
+ */
+export async function cancelIfConfirmed(db: Executor, c: { id: string; lawyerId: string; reason: string; at: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('consultations')
+    .set({ status: 'cancelled_by_lawyer', status_reason: c.reason, status_changed_at: c.at, ics_sequence: sql<number>`ics_sequence + 1` })
+    .where('id', '=', c.id)
+    .where('lawyer_id', '=', c.lawyerId)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A past consultation's outcome (held or no-show), from confirmed or the other outcome (a correction). */
+export async function setOutcome(db: Executor, c: { id: string; lawyerId: string; status: 'held' | 'no_show'; at: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('consultations')
+    .set({ status: c.status, status_changed_at: c.at })
+    .where('id', '=', c.id)
+    .where('lawyer_id', '=', c.lawyerId)
+    .where('status', 'in', ['confirmed', 'held', 'no_show'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Frees a consultation's time: deletes the booked hold(s) of its booking intent, so slot
+ * generation offers the time again (rows that hang off the hold go with it by cascade).
+ */
+export async function freeConsultationTime(db: Executor, bookingIntentId: string): Promise<number> {
+  const result = await db.deleteFrom('slot_holds').where('booking_intent_id', '=', bookingIntentId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The payment that took the money for an intent: captured, authorized (not yet captured) or already voided. */
+export function findPaidAttempt(db: Executor, bookingIntentId: string): Promise<PaymentAttemptTable | undefined> {
+  return db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('booking_intent_id', '=', bookingIntentId)
+    .where('status', 'in', ['captured', 'authorized', 'voided'])
+    .where('payment_ref', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+}
+
+export async function insertRefund(db: Executor, row: ConsultationRefundTable): Promise<void> {
+  await db.insertInto('consultation_refunds').values(row).execute();
+}
+
+export function findRefund(db: Executor, id: string): Promise<ConsultationRefundTable | undefined> {
+  return db.selectFrom('consultation_refunds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findRefundOfConsultation(db: Executor, consultationId: string): Promise<ConsultationRefundTable | undefined> {
+  return db.selectFrom('consultation_refunds').selectAll().where('consultation_id', '=', consultationId).executeTakeFirst();
+}
+
+/** Pending refunds last touched before `beforeIso` (their process may have died), oldest first. */
+export async function listStalePendingRefunds(db: Executor, beforeIso: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('consultation_refunds').select('id').where('status', '=', 'pending').where('updated_at', '<', beforeIso).orderBy('updated_at').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** pending → succeeded | failed; false when another process finished it first. */
+export async function finishRefund(db: Executor, id: string, outcome: { status: 'succeeded' | 'failed'; provider_ref: string | null; failure_code: string | null; at: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('consultation_refunds')
+    .set({ status: outcome.status, provider_ref: outcome.provider_ref, failure_code: outcome.failure_code, updated_at: outcome.at })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Her bookings feed: replaces the token's hash (the old address stops working with this write). */
+export async function setFeedTokenHash(db: Executor, lawyerId: string, tokenHash: string, at: string): Promise<void> {
+  await db
+    .insertInto('lawyer_booking_feeds')
+    .values({ lawyer_id: lawyerId, token_hash: tokenHash, created_at: at, last_fetched_at: null })
+    .onConflict((oc) => oc.column('lawyer_id').doUpdateSet({ token_hash: tokenHash, created_at: at, last_fetched_at: null }))
+    .execute();
+}
+
+export function findFeed(db: Executor, lawyerId: string): Promise<{ created_at: string; last_fetched_at: string | null } | undefined> {
+  return db.selectFrom('lawyer_booking_feeds').select(['created_at', 'last_fetched_at']).where('lawyer_id', '=', lawyerId).executeTakeFirst();
+}
+
+export function findLawyerByFeedHash(db: Executor, tokenHash: string): Promise<(LawyerSelfRow & { last_fetched_at: string | null }) | undefined> {
+  return db
+    .selectFrom('lawyer_booking_feeds as f')
+    .innerJoin('lawyers as l', 'l.id', 'f.lawyer_id')
+    .select(['l.id', 'l.name', 'l.timezone', 'l.contact_email', 'f.last_fetched_at'])
+    .where('f.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function touchFeed(db: Executor, lawyerId: string, at: string): Promise<void> {
+  await db.updateTable('lawyer_booking_feeds').set({ last_fetched_at: at }).where('lawyer_id', '=', lawyerId).execute();
+}

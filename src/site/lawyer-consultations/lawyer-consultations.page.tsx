@@ -1,0 +1,223 @@
+/**
+ * Her consultations as a lawyer (docs/lawyers.md#her-bookings): the list (upcoming, past), one
+ * consultation (cancel with a reason, or record held / no-show), and her bookings feed's address.
+ * They render what the routes hand them; they never query. Names and emails are escaped (JSX).
+ */
+import type { FeedState, LawyerConsultation, LawyerSelf } from '../../domain/booking/lawyer-consultations.service.ts';
+import { euros, formatDay, formatInstant } from '../../i18n/format.ts';
+import { zoneName } from '../../i18n/reference.ts';
+import type { SiteContext } from '../context.ts';
+import { Notice, PostForm } from '../ui/components.tsx';
+import { Layout } from '../ui/layout.tsx';
+
+const whenText = (ctx: SiteContext, c: LawyerConsultation) => `${formatDay(c.date, ctx.locale)}, ${c.startTime.slice(0, 5)}–${c.endTime.slice(0, 5)}`;
+
+function Done({ ctx, done }: { ctx: SiteContext; done?: string }) {
+  const text = done ? ctx.t.lawyerBookings.done[done] : undefined;
+  return text ? <Notice kind="ok" role="status">{text}</Notice> : null;
+}
+
+function StatusBadge({ ctx, status }: { ctx: SiteContext; status: string }) {
+  const bad = status.startsWith('cancelled') || status === 'no_show';
+  return <span class={bad ? 'badge badge-bad' : status === 'confirmed' ? 'badge badge-ok' : 'badge'}>{ctx.t.lawyerBookings.statuses[status] ?? status}</span>;
+}
+
+function List({ ctx, items, empty }: { ctx: SiteContext; items: LawyerConsultation[]; empty: string }) {
+  const t = ctx.t.lawyerBookings;
+  if (items.length === 0) return <p>{empty}</p>;
+  return (
+    <ul class="cards">
+      {items.map((c) => (
+        <li class="card">
+          <p class="key-title">
+            <a href={`/lawyer/consultations/${c.id}`} aria-label={t.detailsOf(whenText(ctx, c))}>{whenText(ctx, c)}</a> <StatusBadge ctx={ctx} status={c.status} />
+          </p>
+          <div class="meta">
+            {c.person.name ?? t.noName} · <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export interface FeedBox {
+  state: FeedState | null;
+  /** Right after making an address: shown this once. */
+  fresh?: { https: string; webcal: string };
+}
+
+function Feed({ ctx, feed }: { ctx: SiteContext; feed: FeedBox }) {
+  const f = ctx.t.lawyerBookings.feed;
+  const when = (iso: string) => formatInstant(iso, 'Europe/Madrid', ctx.locale);
+  return (
+    <section aria-labelledby="feed-title">
+      <h2 id="feed-title">{f.title}</h2>
+      <p>{f.text}</p>
+      {feed.fresh ? (
+        <div class="notice warn secret-once" role="status">
+          <p>
+            <strong>{f.shownOnce}</strong>
+          </p>
+          <label class="label" for="feed-url">{f.httpsLabel}</label>
+          <input id="feed-url" type="text" readonly value={feed.fresh.https} class="secret" spellcheck={false} autocomplete="off" />
+          <p>
+            <a href={feed.fresh.webcal}>{f.webcal}</a>
+          </p>
+        </div>
+      ) : null}
+      {feed.state ? (
+        <p class="meta">
+          {f.created(when(feed.state.createdAt))} {feed.state.lastFetchedAt ? f.lastFetched(when(feed.state.lastFetchedAt)) : f.neverFetched}
+        </p>
+      ) : (
+        <p class="meta">{f.none}</p>
+      )}
+      <PostForm ctx={ctx} action="/lawyer/consultations/feed" once>
+        {feed.state ? <p class="hint">{f.rotateNote}</p> : null}
+        <button type="submit" class="secondary">{feed.state ? f.rotate : f.make}</button>
+      </PostForm>
+    </section>
+  );
+}
+
+export function LawyerConsultationsPage({ ctx, lawyer, upcoming, past, feed, done }: { ctx: SiteContext; lawyer: LawyerSelf; upcoming: LawyerConsultation[]; past: LawyerConsultation[]; feed: FeedBox; done?: string }) {
+  const t = ctx.t.lawyerBookings;
+  return (
+    <Layout ctx={ctx} title={t.title}>
+      <h1>{t.title}</h1>
+      <Done ctx={ctx} done={done} />
+      <p>
+        {t.intro} {t.zone(zoneName(ctx.locale, lawyer.timezone))}
+      </p>
+      <h2>{t.upcoming}</h2>
+      <List ctx={ctx} items={upcoming} empty={t.noneUpcoming} />
+      <h2>{t.past}</h2>
+      <List ctx={ctx} items={past} empty={t.nonePast} />
+      <Feed ctx={ctx} feed={feed} />
+    </Layout>
+  );
+}
+
+export interface CancelForm {
+  reason: string;
+  error?: string;
+}
+
+export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, form, problem }: { ctx: SiteContext; lawyer: LawyerSelf; consultation: LawyerConsultation; done?: string; form?: CancelForm; problem?: string }) {
+  const t = ctx.t.lawyerBookings;
+  const base = `/lawyer/consultations/${c.id}`;
+  const cancellable = c.upcoming && c.status === 'confirmed';
+  const markable = !c.upcoming && (c.status === 'confirmed' || c.status === 'held' || c.status === 'no_show');
+  const title = t.detailTitle(whenText(ctx, c));
+  return (
+    <Layout ctx={ctx} title={form?.error ? `${t.errorTitle} — ${title}` : title} narrow>
+      <p>
+        <a href="/lawyer/consultations">{t.back}</a>
+      </p>
+      <h1>{title}</h1>
+      {form?.error ? (
+        <div class="notice bad error-summary" role="alert" tabindex={-1} id="error-summary" autofocus aria-labelledby="error-summary-title">
+          <h2 id="error-summary-title">{t.errorTitle}</h2>
+          <ul>
+            <li>
+              <a href="#f-reason">{form.error}</a>
+            </li>
+          </ul>
+        </div>
+      ) : null}
+      {problem ? <Notice kind="bad" role="alert">{problem}</Notice> : null}
+      <Done ctx={ctx} done={done} />
+      <dl class="facts">
+        <dt>{t.when}</dt>
+        <dd>
+          {whenText(ctx, c)} ({zoneName(ctx.locale, lawyer.timezone)})
+        </dd>
+        <dt>{t.status}</dt>
+        <dd>
+          <StatusBadge ctx={ctx} status={c.status} />
+        </dd>
+        {c.statusReason ? (
+          <>
+            <dt>{t.reason}</dt>
+            <dd>{c.statusReason}</dd>
+          </>
+        ) : null}
+        <dt>{t.person}</dt>
+        <dd>{c.person.name ?? t.noName}</dd>
+        <dt>{t.email}</dt>
+        <dd>
+          <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
+        </dd>
+        <dt>{t.fee}</dt>
+        <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
+        <dt>{t.payout}</dt>
+        <dd>{euros(c.quote.lawyerPayoutCents, ctx.locale)}</dd>
+        {c.refund ? (
+          <>
+            <dt>{t.refund}</dt>
+            <dd>
+              {euros(c.refund.amountCents, ctx.locale)} · {t.refundStatuses[c.refund.status]}
+            </dd>
+          </>
+        ) : null}
+        <dt>{t.reference}</dt>
+        <dd class="mono">{c.bookingIntentId}</dd>
+      </dl>
+      {cancellable ? (
+        <section aria-labelledby="cancel-title">
+          <h2 id="cancel-title">{t.cancelTitle}</h2>
+          <p>{t.cancelText}</p>
+          <PostForm ctx={ctx} action={`${base}/cancel`} once novalidate>
+            <div class="field">
+              <label for="f-reason">{t.reasonLabel}</label>
+              <textarea
+                id="f-reason"
+                name="reason"
+                rows={4}
+                maxLength={1000}
+                required
+                aria-invalid={form?.error ? 'true' : undefined}
+                aria-describedby={form?.error ? 'f-reason-hint f-reason-error' : 'f-reason-hint'}
+              >
+                {form?.reason ?? ''}
+              </textarea>
+              <span class="hint" id="f-reason-hint">{t.reasonHint}</span>
+              {form?.error ? <span class="field-error" id="f-reason-error">{form.error}</span> : null}
+            </div>
+            <button type="submit" class="danger">{t.cancelButton}</button>
+          </PostForm>
+        </section>
+      ) : null}
+      {markable ? (
+        <section aria-labelledby="outcome-title">
+          <h2 id="outcome-title">{t.outcomeTitle}</h2>
+          <p>{t.outcomeText}</p>
+          <div class="actions">
+            <PostForm ctx={ctx} action={`${base}/outcome`}>
+              <input type="hidden" name="outcome" value="held" />
+              <button type="submit" class={c.status === 'held' ? 'secondary' : undefined} aria-pressed={c.status === 'held' ? 'true' : 'false'}>{t.heldButton}</button>
+            </PostForm>
+            <PostForm ctx={ctx} action={`${base}/outcome`}>
+              <input type="hidden" name="outcome" value="no_show" />
+              <button type="submit" class="secondary" aria-pressed={c.status === 'no_show' ? 'true' : 'false'}>{t.noShowButton}</button>
+            </PostForm>
+          </div>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
+
+export function NotLawyerPage({ ctx }: { ctx: SiteContext }) {
+  const t = ctx.t.lawyerBookings;
+  return (
+    <Layout ctx={ctx} title={t.notLawyerTitle} narrow>
+      <h1>{t.notLawyerTitle}</h1>
+      <p>{t.notLawyerText}</p>
+      <p>
+        <a href="/join">{t.joinLink}</a>
+      </p>
+    </Layout>
+  );
+}
