@@ -7,6 +7,7 @@
  */
 import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+import { intlTag } from '../../i18n/locales.ts';
 
 /** The cookie that remembers the visitor's zone (strictly necessary: docs/site.md, "Booking path"). */
 export const ZONE_COOKIE = 'consulta_tz';
@@ -101,7 +102,7 @@ export function zonesDiffer(a: string, b: string, atMs: number): boolean {
   return a !== b && offsetMinutesAt(atMs, a) !== offsetMinutesAt(atMs, b);
 }
 
-const tag = (locale: string) => (locale === 'es' ? 'es-ES' : 'en-GB');
+const tag = intlTag;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(kind: 'time' | 'dayTime', locale: string, timeZone: string): Intl.DateTimeFormat {
   const key = `${kind}|${locale}|${timeZone}`;
