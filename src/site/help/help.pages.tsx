@@ -136,7 +136,8 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
   ];
   const head = COOKIE_HEAD[language];
   return (
-    <Layout ctx={ctx} title={doc.title} section="legal">
+    // The tab's title in the page's language, even when the text below is the English one.
+    <Layout ctx={ctx} title={language === ctx.locale ? doc.title : (links.find(([p]) => p === page)?.[1] ?? doc.title)} section="legal">
       <nav class="legal-nav" aria-label={nav.label}>
         <ul>
           {links.map(([p, label]) => (
