@@ -61,7 +61,7 @@ export const fr = {
     anyCity: 'Toutes les villes',
     area: 'Type de démarche',
     anyArea: 'Toutes les démarches',
-    need: 'Pour quoi avez-vous besoin d’aide\u00a0?',
+    need: 'De quelle aide avez-vous besoin\u00a0?',
     needHint: 'Avec vos propres mots, en espagnol ou en anglais\u00a0: par exemple «\u00a0my residence card expires next month\u00a0».',
     needLabel: 'Décrivez votre situation',
     suggest: 'Proposer des domaines',
