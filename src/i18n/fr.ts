@@ -22,7 +22,8 @@ export const fr = {
   layout: {
     skip: 'Aller au contenu',
     navLabel: 'Principal',
-    findLawyer: 'Trouver une avocate ou un avocat',
+    // Short in the header (the doublet made it two lines on a desktop); the pages' headings say who.
+    findLawyer: 'Rechercher',
     myConsultations: 'Mes consultations',
     dashboard: 'Tableau de bord',
     signIn: 'Se connecter',

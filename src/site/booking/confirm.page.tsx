@@ -358,7 +358,7 @@ export function PayPage({ ctx, hold, provider, error, values }: PayPageProps) {
                   {b.cardBrand}: <span class="card-brand" data-card-brand>{brand ?? '—'}</span>
                 </CardInput>
                 <div class="grid two">
-                  <CardInput name="expiry" label={t.pay.expiry} autocomplete="cc-exp" maxLength={7} value={values?.expiry} error={fieldError('expiry')} hint={t.pay.expiryHint} placeholder="MM/YY" />
+                  <CardInput name="expiry" label={t.pay.expiry} autocomplete="cc-exp" maxLength={7} value={values?.expiry} error={fieldError('expiry')} hint={t.pay.expiryHint} placeholder={/\(([^)]+)\)\s*$/.exec(t.pay.expiry)?.[1] ?? 'MM/YY'} />
                   <CardInput name="cvc" label={t.pay.cvc} autocomplete="cc-csc" maxLength={4} error={fieldError('cvc')} placeholder="123" />
                 </div>
                 <Field name="name" label={t.pay.name} autocomplete="cc-name" maxLength={100} value={values?.name} />
