@@ -3,7 +3,7 @@
  * sees, in French, at 390 px (and search and payment on a desktop) — axe-core clean, nothing wider
  * than the screen (French words are longer), photographed to /tmp/shots-l1/ to be looked at — and
  * the language switcher: a list of every language in its own name that works without JavaScript
- * and, with it, closes on Escape.
+ * and, with it, closes on Escape; opened right to left, it stays on the screen.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -203,6 +203,18 @@ describe('French in a real browser: every people page on a phone, the switcher',
       await page.keyboard.press('Escape');
       assert.equal(await page.locator('.lang-menu ul').isVisible(), false, 'Escape closes it');
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'SUMMARY', 'focus back on its button');
+      // Right to left (Arabic, once its catalogue lands): the open list stays on the screen, under its button.
+      for (const viewport of [PHONE, DESKTOP]) {
+        await page.setViewportSize(viewport);
+        await page.evaluate(() => document.documentElement.setAttribute('dir', 'rtl'));
+        await page.locator('.lang-menu summary').click();
+        const list = (await page.locator('.lang-menu ul').boundingBox())!;
+        const button = (await page.locator('.lang-menu summary').boundingBox())!;
+        assert.ok(list.x >= 0 && list.x + list.width <= viewport.width, `the list fits the screen at ${viewport.width} px, right to left: ${JSON.stringify({ list, button })}`);
+        assert.ok(list.y >= button.y + button.height, 'below its button');
+        await page.screenshot({ path: path.join(SHOTS, `rtl-switcher-open-${viewport.width}.png`) });
+        await page.keyboard.press('Escape');
+      }
     } finally {
       await scripted.close();
     }

@@ -5,7 +5,7 @@
  * (cookie, then the account's language, then Accept-Language).
  */
 import { LOCALES } from '../../i18n/index.ts';
-import { LOCALE_INFO, textDirection } from '../../i18n/locales.ts';
+import { LOCALE_INFO } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 
 /** `path` with `lang=<locale>` set, keeping the rest of its query. */
@@ -62,8 +62,9 @@ export function LanguageLinks({ ctx }: { ctx: SiteContext }) {
       <ul>
         {LOCALES.map((l) => (
           <li>
-            <a href={withLang(ctx.path, l)} hreflang={l} lang={l} dir={textDirection(l)} aria-current={l === ctx.locale ? 'true' : undefined}>
-              {LOCALE_INFO[l]?.name ?? l}
+            {/* The name isolated in its own direction (<bdi>), the line aligned as the page is. */}
+            <a href={withLang(ctx.path, l)} hreflang={l} lang={l} aria-current={l === ctx.locale ? 'true' : undefined}>
+              <bdi>{LOCALE_INFO[l]?.name ?? l}</bdi>
             </a>
           </li>
         ))}
