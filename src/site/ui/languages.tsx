@@ -5,6 +5,7 @@
  * (cookie, then the account's language, then Accept-Language).
  */
 import { LOCALES } from '../../i18n/index.ts';
+import { colon } from '../../i18n/format.ts';
 import { LOCALE_INFO } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 
@@ -56,7 +57,7 @@ export function LanguageLinks({ ctx }: { ctx: SiteContext }) {
           <circle cx="12" cy="12" r="9.25" fill="none" stroke="currentColor" stroke-width="1.5" />
           <path d="M2.75 12h18.5M12 2.75c2.6 2.6 3.9 5.7 3.9 9.25S14.6 18.65 12 21.25M12 2.75C9.4 5.35 8.1 8.45 8.1 12s1.3 6.65 3.9 9.25" fill="none" stroke="currentColor" stroke-width="1.5" />
         </svg>
-        <span class="visually-hidden">{ctx.t.myAccount.languageLabel}: </span>
+        <span class="visually-hidden">{`${ctx.t.myAccount.languageLabel}${colon(ctx.locale)}`}</span>
         {current}
       </summary>
       <ul>
