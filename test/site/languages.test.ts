@@ -64,6 +64,8 @@ describe('the catalogues', () => {
     assert.ok(peopleCatalogues().length >= 1, 'French at least');
     for (const [locale, catalogue] of peopleCatalogues()) {
       assert.ok(LOCALES.includes(locale), `${locale} is enabled`);
+      assert.ok(LOCALE_INFO[locale] && UNTRANSLATED_NOTE[locale], `${locale}: its Intl tag, direction and name, and the legal pages' note`);
+      assert.equal(messages(locale).dashboard, en.dashboard, `${locale}: the developer area in English (DEVELOPER_FALLBACK)`);
       assert.deepEqual(Object.keys(catalogue).sort(), [...PEOPLE_SECTIONS].sort(), `${locale}: the people sections, no developer section`);
       const theirs = shape(catalogue);
       const missing = [...reference.keys()].filter((k) => !theirs.has(k));
