@@ -31,6 +31,15 @@ export function formatDay(date: string, locale: string): string {
   return out;
 }
 
+/**
+ * The colon between a label and its value as the language writes it: "Pagado: 60,00 €", but
+ * French puts a no-break space before it ("Payée : 60,00 €"). For labels composed in pages;
+ * catalogue sentences carry their own punctuation.
+ */
+export function colon(locale: string): string {
+  return locale === 'fr' ? '\u00a0: ' : ': ';
+}
+
 /** `10:00:00` → "10:00". */
 export function formatTime(time: string): string {
   return time.slice(0, 5);

@@ -26,8 +26,11 @@ for (const target of databaseTargets()) {
       assert.equal(es.statusCode, 200);
       assert.match(es.body, /<html lang="es" dir="ltr">/);
       assert.match(es.body, /Encuentra a tu abogada o abogado/);
-      const en = await ctx.app.fastify.inject({ url: '/', headers: { 'accept-language': 'fr;q=1, en-GB;q=0.8, es;q=0.5' } });
+      const en = await ctx.app.fastify.inject({ url: '/', headers: { 'accept-language': 'de;q=1, en-GB;q=0.8, es;q=0.5' } });
       assert.match(en.body, /<html lang="en" dir="ltr">/);
+      // French is a site language now (a people-only one): it wins when the browser puts it first.
+      const fr = await ctx.app.fastify.inject({ url: '/', headers: { 'accept-language': 'fr;q=1, en-GB;q=0.8, es;q=0.5' } });
+      assert.match(fr.body, /<html lang="fr" dir="ltr">/);
       const client = new SiteClient(ctx.app.fastify);
       const chosen = await client.get('/?lang=en');
       assert.match(chosen.body, /<html lang="en" dir="ltr">/);

@@ -17,7 +17,8 @@ export interface Leaf {
 export function leaves(value: unknown, path = ''): Leaf[] {
   if (typeof value === 'string') return [{ path, kind: 'string', value }];
   if (typeof value === 'function') return [{ path, kind: 'function', value }];
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
+  // Arrays too (the help page's topics), by index: a translation must have as many entries.
+  if (value && typeof value === 'object') {
     return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leaves(v, path ? `${path}.${k}` : k));
   }
   return [{ path, kind: 'other', value }];

@@ -2,7 +2,7 @@
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
 import type { SiteContext } from '../context.ts';
 import { PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatTime } from '../../i18n/format.ts';
+import { colon, formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 import { holdInstants } from '../booking/confirm.page.tsx';
 import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
@@ -24,7 +24,7 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
         <When ctx={ctx} c={c} />
       </p>
       <p class="meta">
-        {t.account.paid}: {euros(c.quote.totalCents, ctx.locale)}
+        {t.account.paid}{colon(ctx.locale)}{euros(c.quote.totalCents, ctx.locale)}
       </p>
       <p>
         <a href={`/consultations/${c.id}.ics`} download>

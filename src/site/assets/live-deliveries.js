@@ -17,7 +17,10 @@
   var timer = null;
   var inFlight = false;
   var stopped = false;
-  var lang = document.documentElement.lang === 'en' ? 'en-GB' : 'es-ES';
+  // The language this part of the page is written in (a people-only language's developer area is
+  // English, marked lang="en"), as the Intl tag the server formats with.
+  var written = (root.closest('[lang]') || document.documentElement).getAttribute('lang');
+  var lang = written === 'en' ? 'en-GB' : written === 'es' ? 'es-ES' : written;
 
   function say(text) {
     status.textContent = text || '';

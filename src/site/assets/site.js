@@ -24,4 +24,13 @@
       form.querySelectorAll('button[type="submit"]').forEach(function (b) { b.setAttribute('aria-disabled', 'true'); });
     });
   });
+  // The language list (a <details>) closes on Escape, back to its button, and on a tap elsewhere.
+  document.querySelectorAll('details.lang-menu').forEach(function (menu) {
+    menu.addEventListener('keydown', function (event) {
+      if (event.key === 'Escape' && menu.open) { menu.open = false; menu.querySelector('summary').focus(); }
+    });
+    document.addEventListener('click', function (event) {
+      if (menu.open && !menu.contains(event.target)) menu.open = false;
+    });
+  });
 })();

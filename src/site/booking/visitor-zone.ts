@@ -8,6 +8,7 @@
 import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { intlZoneName } from '../../i18n/reference.ts';
+import { intlTag } from '../../i18n/locales.ts';
 
 /** The cookie that remembers the visitor's zone (strictly necessary: docs/site.md, "Booking path"). */
 export const ZONE_COOKIE = 'consulta_tz';
@@ -95,7 +96,7 @@ export function zonesDiffer(a: string, b: string, atMs: number): boolean {
   return a !== b && offsetMinutesAt(atMs, a) !== offsetMinutesAt(atMs, b);
 }
 
-const tag = (locale: string) => (locale === 'es' ? 'es-ES' : 'en-GB');
+const tag = intlTag;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(kind: 'time' | 'dayTime', locale: string, timeZone: string): Intl.DateTimeFormat {
   const key = `${kind}|${locale}|${timeZone}`;

@@ -3,6 +3,7 @@
  * when they differ, the chooser (a plain form: works without JavaScript), and booking.js, which
  * detects the browser's zone, counts the hold down and checks the card form.
  */
+import { intlTag } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 import { PostForm, Select } from '../ui/components.tsx';
 import { chooserOptions, timeIn, zoneName, zonesDiffer } from './visitor-zone.ts';
@@ -58,7 +59,7 @@ function dayShift(atMs: number, lawyerZone: string, yours: string, locale: strin
     const id = `${locale}|${zone}`;
     let f = dayFormat.get(id);
     if (!f) {
-      f = new Intl.DateTimeFormat(locale === 'es' ? 'es-ES' : 'en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: zone });
+      f = new Intl.DateTimeFormat(intlTag(locale), { weekday: 'long', day: 'numeric', month: 'long', timeZone: zone });
       if (dayFormat.size < 400) dayFormat.set(id, f);
     }
     return f.format(new Date(atMs));

@@ -50,7 +50,8 @@ export function ErrorCodePage({ ctx, code, siteUrl }: { ctx: SiteContext; code: 
           HTTP {info.status} — {info.title}
         </strong>
       </p>
-      {ctx.locale !== 'en' ? <p class="meta">{t.docs.englishOnly}</p> : null}
+      {/* Empty in English (and in languages whose developer area is English). */}
+      {t.docs.englishOnly ? <p class="meta">{t.docs.englishOnly}</p> : null}
       <h2>{t.docs.means}</h2>
       <p>{info.description}</p>
       <h2>{t.docs.todo}</h2>

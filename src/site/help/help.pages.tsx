@@ -4,7 +4,7 @@ import { CONTACT_LIMITS, CONTACT_TOPICS } from '../../domain/contact/contact.ser
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
-import type { CookieEntry, LegalDocument, LegalPage } from './legal-texts.ts';
+import { UNTRANSLATED_NOTE, type CookieEntry, type LegalDocument, type LegalPage } from './legal-texts.ts';
 
 export function HelpPage({ ctx }: { ctx: SiteContext }) {
   const t = ctx.t.face.help;
@@ -136,7 +136,8 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
   ];
   const head = COOKIE_HEAD[language];
   return (
-    <Layout ctx={ctx} title={doc.title} section="legal">
+    // The tab's title in the page's language, even when the text below is the English one.
+    <Layout ctx={ctx} title={language === ctx.locale ? doc.title : (links.find(([p]) => p === page)?.[1] ?? doc.title)} section="legal">
       <nav class="legal-nav" aria-label={nav.label}>
         <ul>
           {links.map(([p, label]) => (
@@ -146,7 +147,12 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
           ))}
         </ul>
       </nav>
-      {/* The text's own language when the page's has no checked legal translation. */}
+      {/* The text's own language when the page's has no checked legal translation, and a word about it in the page's. */}
+      {language !== ctx.locale && UNTRANSLATED_NOTE[ctx.locale] ? (
+        <Notice>
+          <p>{UNTRANSLATED_NOTE[ctx.locale]}</p>
+        </Notice>
+      ) : null}
       <article class="prose" lang={language === ctx.locale ? undefined : language}>
         <h1>{doc.title}</h1>
         <p class="legal-meta">{language === 'es' ? `Última actualización: ${updated}` : `Last updated: ${updated}`}</p>

@@ -338,7 +338,20 @@ function en(page: LegalPage, f: Facts): LegalDocument {
   }
 }
 
-/** The document in `locale`: Spanish or English; other languages get English, marked as such by the page. */
+/**
+ * What a page in a language without a checked legal translation says above the English text (in
+ * that language): that the text is the English version and that the Spanish one binds. A legal
+ * translation needs a lawyer's check, which the people-only languages do not have yet
+ * (docs/site.md, "Legal pages"); an interface string would not do, as it names the document.
+ */
+export const UNTRANSLATED_NOTE: Readonly<Record<string, string>> = {
+  fr: 'Cette page n’existe pas encore en français\u00a0: voici sa version anglaise. Seule la version espagnole fait foi.',
+  ar: 'هذه الصفحة غير متوفرة بعد باللغة العربية، وهذه نسختها الإنجليزية. النسخة الإسبانية وحدها هي المعتمدة قانونيًا.',
+  uk: 'Ця сторінка ще не перекладена українською, тож ось її англійська версія. Юридичну силу має лише іспанська версія.',
+  ro: 'Această pagină nu este încă tradusă în limba română, așa că iată versiunea ei în engleză. Doar versiunea în spaniolă are valoare juridică.',
+};
+
+/** The document in `locale`: Spanish or English; other languages get English, marked as such by the page (and UNTRANSLATED_NOTE above it). */
 export function legalDocument(page: LegalPage, locale: string, facts: Facts): { doc: LegalDocument; language: 'es' | 'en' } {
   if (locale === 'es') return { doc: es(page, facts), language: 'es' };
   return { doc: en(page, facts), language: 'en' };

@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { AvailabilityResponse, LawyerSummary } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select, euros } from '../ui/components.tsx';
-import { formatDay, formatTime } from '../../i18n/format.ts';
+import { colon, formatDay, formatTime } from '../../i18n/format.ts';
 import { practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
@@ -143,7 +143,7 @@ function filterSummary(ctx: SiteContext, values: SearchFormValues, lists: Pick<H
   const label = (options: HomePageProps['cities'], value: string | undefined) => (value ? (options.find((o) => o.value === value)?.label.replace(/^(— )+/, '') ?? value) : null);
   const fee = values.max_fee_eur !== undefined && values.max_fee_eur !== '' && Number.isFinite(Number(values.max_fee_eur)) ? `≤ ${euros(Number(values.max_fee_eur) * 100, ctx.locale)}` : null;
   const parts = [label(lists.cities, values.city), label(lists.areas, values.practice_area), label(lists.languages, values.language), fee].filter((p): p is string => p !== null);
-  return `${ctx.t.home.filtersSummary}: ${parts.length > 0 ? parts.join(' · ') : ctx.t.home.anyFilter}`;
+  return `${ctx.t.home.filtersSummary}${colon(ctx.locale)}${parts.length > 0 ? parts.join(' · ') : ctx.t.home.anyFilter}`;
 }
 
 /** "What do you need help with": a GET form, so it works without JavaScript; its suggestions are links to a filtered search. */

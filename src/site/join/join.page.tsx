@@ -10,6 +10,7 @@ import { CONSULTATION_MINUTES } from '../../domain/lawyers/listing.ts';
 import { CITIES } from '../../domain/demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../../domain/demo/practice-areas.ts';
 import { euros } from '../../i18n/format.ts';
+import { intlTag } from '../../i18n/locales.ts';
 import { languageName, practiceAreaName } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
@@ -193,7 +194,7 @@ export function JoinPendingPage({ ctx, application, already }: { ctx: SiteContex
         ) : null}
         <dt>{t.join.appliedOn}</dt>
         <dd>
-          <time datetime={a.appliedAt}>{new Date(a.appliedAt).toLocaleDateString(locale === 'es' ? 'es-ES' : 'en-GB', { timeZone: 'Europe/Madrid', dateStyle: 'long' })}</time>
+          <time datetime={a.appliedAt}>{new Date(a.appliedAt).toLocaleDateString(intlTag(locale), { timeZone: 'Europe/Madrid', dateStyle: 'long' })}</time>
         </dd>
       </dl>
       <h2>{t.join.claimed}</h2>

@@ -3,6 +3,7 @@
  * firms, account, and the operator console for operators). Every dashboard page renders in it.
  */
 import type { ComponentChildren } from 'preact';
+import { developerLanguage, isPeopleOnly } from '../../i18n/index.ts';
 import type { SiteContext } from '../context.ts';
 import { Layout } from './layout.tsx';
 
@@ -15,8 +16,22 @@ export interface DashboardLayoutProps {
   children: ComponentChildren;
 }
 
+/** The dashboard's own pages that a person who books reaches from Account (passkeys, connected apps): people's pages, in every language. */
+const PEOPLE_PAGES: ReadonlySet<DashboardSection> = new Set(['passkeys', 'apps']);
+
 export function DashboardLayout({ ctx, title, current, children }: DashboardLayoutProps) {
   const { t } = ctx;
+  // In a people-only language the dashboard's navigation is the developer area's, in English
+  // (DEVELOPER_FALLBACK): the people's pages in it get the people's frame instead, and the
+  // developer pages say which language they are in.
+  if (isPeopleOnly(ctx.locale) && PEOPLE_PAGES.has(current)) {
+    return (
+      <Layout ctx={ctx} title={title} section="account">
+        {children}
+      </Layout>
+    );
+  }
+  const lang = developerLanguage(ctx.locale);
   const link = (section: DashboardSection, href: string, label: string) => (
     <li>
       <a href={href} aria-current={section === current ? 'page' : undefined}>{label}</a>
@@ -24,7 +39,7 @@ export function DashboardLayout({ ctx, title, current, children }: DashboardLayo
   );
   return (
     <Layout ctx={ctx} title={title} section="dashboard">
-      <div class="dashboard">
+      <div class="dashboard" lang={lang !== ctx.locale ? lang : undefined}>
         <nav class="dash-nav" aria-label={t.dashboard.navLabel}>
           <p class="dash-nav-heading">{t.dashboard.developer}</p>
           <ul>

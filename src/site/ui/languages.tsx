@@ -5,6 +5,7 @@
  * (cookie, then the account's language, then Accept-Language).
  */
 import { LOCALES } from '../../i18n/index.ts';
+import { colon } from '../../i18n/format.ts';
 import { LOCALE_INFO } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 
@@ -41,15 +42,34 @@ export function AlternateLinks({ ctx, none }: { ctx: SiteContext; none?: boolean
   );
 }
 
-/** The switcher: a link to this page in each other language, named in that language. */
+/**
+ * The switcher: every language, each named in itself ("Français", "العربية"), as links to this
+ * page with `?lang=` — a list, not a toggle, since there are six. Without JavaScript it is a
+ * `<details>` disclosure: the summary shows a globe and the current language (a person who cannot
+ * read the page's language still recognises both); opened, the list, one tap target per line.
+ */
 export function LanguageLinks({ ctx }: { ctx: SiteContext }) {
+  const current = LOCALE_INFO[ctx.locale]?.name ?? ctx.locale;
   return (
-    <>
-      {LOCALES.filter((l) => l !== ctx.locale).map((l) => (
-        <a class="lang" href={withLang(ctx.path, l)} hreflang={l} lang={l}>
-          {LOCALE_INFO[l]?.name ?? l}
-        </a>
-      ))}
-    </>
+    <details class="lang-menu">
+      <summary>
+        <svg class="globe" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
+          <circle cx="12" cy="12" r="9.25" fill="none" stroke="currentColor" stroke-width="1.5" />
+          <path d="M2.75 12h18.5M12 2.75c2.6 2.6 3.9 5.7 3.9 9.25S14.6 18.65 12 21.25M12 2.75C9.4 5.35 8.1 8.45 8.1 12s1.3 6.65 3.9 9.25" fill="none" stroke="currentColor" stroke-width="1.5" />
+        </svg>
+        <span class="visually-hidden">{`${ctx.t.myAccount.languageLabel}${colon(ctx.locale)}`}</span>
+        {current}
+      </summary>
+      <ul>
+        {LOCALES.map((l) => (
+          <li>
+            {/* The name isolated in its own direction (<bdi>), the line aligned as the page is. */}
+            <a href={withLang(ctx.path, l)} hreflang={l} lang={l} aria-current={l === ctx.locale ? 'true' : undefined}>
+              <bdi>{LOCALE_INFO[l]?.name ?? l}</bdi>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
