@@ -10,12 +10,13 @@
  */
 import { en, type Messages } from './en.ts';
 import { es } from './es.ts';
+import { ar } from './ar.ts';
 
-export const LOCALES = ['en', 'es'] as const;
+export const LOCALES = ['en', 'es', 'ar'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'es';
 
-const CATALOGUES: Record<Locale, Messages> = { en, es };
+const CATALOGUES: Record<Locale, Messages> = { en, es, ar: withDeveloperArea(ar) };
 
 /**
  * The catalogue sections a person who books a consultation sees: search, profile, free times,
