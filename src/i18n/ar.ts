@@ -21,6 +21,15 @@ import { counter } from './plural.ts';
 /** Counts by the Arabic plural rules: `count(n, { one, two, few, many, other })`. */
 const count = counter('ar');
 
+/**
+ * Text that reads left to right inside an Arabic sentence, isolated (U+2066 … U+2069) so the
+ * bidirectional algorithm keeps it whole: a card number's groups stay in order
+ * ("4000 0000 0000 0002", never "0002 0000 0000 4000"), an English example keeps its quotes.
+ * No-break spaces keep a card number on one line.
+ */
+const ltr = (text: string) => `\u2066${text}\u2069`;
+const card = (digits: string) => ltr(digits.replaceAll(' ', '\u00a0'));
+
 export const ar: PeopleMessages = {
   lang: { name: 'العربية', switchTo: 'Español' },
   common: {
@@ -70,7 +79,7 @@ export const ar: PeopleMessages = {
     area: 'نوع القضية',
     anyArea: 'أي قضية',
     need: 'بماذا تحتاج المساعدة؟',
-    needHint: 'بكلماتك أنت، بالإسبانية أو الإنجليزية: مثلًا "my residence card expires next month".',
+    needHint: `بكلماتك أنت، بالإسبانية أو الإنجليزية: مثلًا «${ltr('my residence card expires next month')}».`,
     needLabel: 'صِف وضعك',
     suggest: 'اقتراح مجالات',
     suggestionsFor: (text: string) => `مجالات تطابق «${text}»`,
@@ -163,7 +172,7 @@ export const ar: PeopleMessages = {
     cardHeading: 'بيانات البطاقة',
     demoBadge: 'عرض تجريبي',
     demoExplain: 'هذه صفحة دفع تجريبية: لا تنتقل أي أموال ولا يُخصم شيء من أي بطاقة حقيقية.',
-    demoCards: 'بطاقات الاختبار: 4242 4242 4242 4242 تنجح · 4000 0000 0000 0002 تُرفض · 4000 0000 0000 9995 رصيدها غير كافٍ. أي تاريخ انتهاء في المستقبل وأي رمز من 3 أرقام.',
+    demoCards: `بطاقات الاختبار: ${card('4242 4242 4242 4242')} تنجح · ${card('4000 0000 0000 0002')} تُرفض · ${card('4000 0000 0000 9995')} رصيدها غير كافٍ. أي تاريخ انتهاء في المستقبل وأي رمز من 3 أرقام.`,
     number: 'رقم البطاقة',
     numberHint: '16 رقمًا، كما هي مطبوعة على البطاقة',
     expiry: 'تاريخ الانتهاء (MM/YY)',

@@ -6,7 +6,7 @@
  * text: anything that is not a name Intl knows is ignored (never an error page).
  */
 import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
-import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+import { intlTag, isLocale, messages, type Locale } from '../../i18n/index.ts';
 
 /** The cookie that remembers the visitor's zone (strictly necessary: docs/site.md, "Booking path"). */
 export const ZONE_COOKIE = 'consulta_tz';
@@ -101,7 +101,8 @@ export function zonesDiffer(a: string, b: string, atMs: number): boolean {
   return a !== b && offsetMinutesAt(atMs, a) !== offsetMinutesAt(atMs, b);
 }
 
-const tag = (locale: string) => (locale === 'es' ? 'es-ES' : 'en-GB');
+// The page's language as Intl writes it (es-ES, en-GB, ar…), so an Arabic page's times are not in English.
+const tag = intlTag;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(kind: 'time' | 'dayTime', locale: string, timeZone: string): Intl.DateTimeFormat {
   const key = `${kind}|${locale}|${timeZone}`;

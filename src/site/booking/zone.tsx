@@ -6,6 +6,8 @@
 import type { SiteContext } from '../context.ts';
 import { PostForm, Select } from '../ui/components.tsx';
 import { chooserOptions, timeIn, zoneName, zonesDiffer } from './visitor-zone.ts';
+import { intlTag } from '../../i18n/locales.ts';
+import { comma } from '../../i18n/format.ts';
 
 /** The visitor's zone when it shows another wall-clock time than `lawyerZone` at `atMs`, else null. */
 export function otherZone(ctx: SiteContext, lawyerZone: string, atMs: number): string | null {
@@ -58,14 +60,14 @@ function dayShift(atMs: number, lawyerZone: string, yours: string, locale: strin
     const id = `${locale}|${zone}`;
     let f = dayFormat.get(id);
     if (!f) {
-      f = new Intl.DateTimeFormat(locale === 'es' ? 'es-ES' : 'en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: zone });
+      f = new Intl.DateTimeFormat(intlTag(locale), { weekday: 'long', day: 'numeric', month: 'long', timeZone: zone });
       if (dayFormat.size < 400) dayFormat.set(id, f);
     }
     return f.format(new Date(atMs));
   };
   const theirs = key(lawyerZone);
   const mine = key(yours);
-  return theirs === mine ? '' : `, ${mine}`;
+  return theirs === mine ? '' : `${comma(locale)}${mine}`;
 }
 
 /** booking.js: included by the booking path's pages only. */

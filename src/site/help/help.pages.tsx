@@ -4,6 +4,7 @@ import { CONTACT_LIMITS, CONTACT_TOPICS } from '../../domain/contact/contact.ser
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
+import { textDirection } from '../../i18n/locales.ts';
 import type { CookieEntry, LegalDocument, LegalPage } from './legal-texts.ts';
 
 export function HelpPage({ ctx }: { ctx: SiteContext }) {
@@ -146,8 +147,8 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
           ))}
         </ul>
       </nav>
-      {/* The text's own language when the page's has no checked legal translation. */}
-      <article class="prose" lang={language === ctx.locale ? undefined : language}>
+      {/* The text's own language (and direction: English on an Arabic page reads left to right) when the page's has no checked legal translation. */}
+      <article class="prose" lang={language === ctx.locale ? undefined : language} dir={language === ctx.locale || textDirection(language) === textDirection(ctx.locale) ? undefined : textDirection(language)}>
         <h1>{doc.title}</h1>
         <p class="legal-meta">{language === 'es' ? `Última actualización: ${updated}` : `Last updated: ${updated}`}</p>
         {legal.demo && (page === 'aviso-legal' || page === 'privacy' || page === 'terms') ? (
