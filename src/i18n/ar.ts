@@ -29,6 +29,9 @@ const count = counter('ar');
  */
 const ltr = (text: string) => `\u2066${text}\u2069`;
 const card = (digits: string) => ltr(digits.replaceAll(' ', '\u00a0'));
+/** "500 حرف", "10 أحرف", "11 حرفًا": the counted noun agrees with the number. */
+const chars = (n: number) => count(n, { one: 'حرف واحد', two: 'حرفان', few: '# أحرف', many: '# حرفًا', other: '# حرف' });
+const codes = (n: number) => count(n, { one: 'رمز واحد', two: 'رمزان', few: '# رموز', many: '# رمزًا', other: '# رمز' });
 
 export const ar: PeopleMessages = {
   lang: { name: 'العربية', switchTo: 'Español' },
@@ -85,7 +88,7 @@ export const ar: PeopleMessages = {
     suggestionsFor: (text: string) => `مجالات تطابق «${text}»`,
     suggestionsIntro: 'اختر أحدها لترى المحامين الذين يعملون فيه:',
     noSuggestion: 'لم نتمكن من تحديد المجال من هذه الكلمات. جرّب كلمات أخرى، أو اختر نوع القضية في البحث أدناه.',
-    needTooLong: (max: number) => `قُرئت أول ${max} حرفًا فقط.`,
+    needTooLong: (max: number) => `لم يُقرأ إلا أول ${chars(max)}.`,
     filtersSummary: 'تعديل البحث',
     anyFilter: 'كل المحامين',
     firstTimes: 'أقرب المواعيد المتاحة',
@@ -216,8 +219,8 @@ export const ar: PeopleMessages = {
     codeSentTo: (email: string) => `أرسلنا رمزًا من 6 أرقام إلى ${email}. وهو صالح مدة 10 دقائق. يمكنك أيضًا فتح الرابط الموجود في الرسالة، في هذا المتصفح.`,
     resend: 'إرسال رمز جديد',
     resendLimit: (left: number, limit: number) =>
-      `${count(left, { one: 'يمكنك طلب رمز واحد آخر', two: 'يمكنك طلب رمزين آخرين', few: 'يمكنك طلب # رموز أخرى', many: 'يمكنك طلب # رمزًا آخر', other: 'يمكنك طلب # رمز آخر' })} خلال هذه الساعة (${limit} رموز في الساعة على الأكثر).`,
-    resendNoneLeft: (limit: number) => `طلبت ${limit} رموز خلال هذه الساعة، وهو أقصى ما نرسله. الرمز المُرسل سابقًا ما زال صالحًا حتى تنتهي مدته.`,
+      `${count(left, { one: 'يمكنك طلب رمز واحد آخر', two: 'يمكنك طلب رمزين آخرين', few: 'يمكنك طلب # رموز أخرى', many: 'يمكنك طلب # رمزًا آخر', other: 'يمكنك طلب # رمز آخر' })} خلال هذه الساعة (${codes(limit)} في الساعة على الأكثر).`,
+    resendNoneLeft: (limit: number) => `طلبت ${codes(limit)} خلال هذه الساعة، وهو أقصى ما نرسله. الرمز المُرسل سابقًا ما زال صالحًا حتى تنتهي مدته.`,
     resent: (email: string) => `رمز جديد في طريقه إلى ${email}. استخدم الرمز الوارد في أحدث رسالة.`,
     resendTooMany: (minutes: number) =>
       `طلبات رموز كثيرة جدًا: يمكنك طلب رمز جديد بعد ${count(minutes, { one: 'دقيقة واحدة', two: 'دقيقتين', few: '# دقائق', many: '# دقيقة', other: '# دقيقة' })}. الرمز المُرسل سابقًا ما زال صالحًا حتى تنتهي مدته.`,
@@ -247,7 +250,7 @@ export const ar: PeopleMessages = {
     emailInvalid: 'أدخل عنوان بريد إلكتروني صالحًا، مثل name@example.com.',
     emailNotBare: 'أدخل العنوان وحده، مثل name@example.com: بلا اسم أو أقواس أو علامات تنصيص أو مسافات أو عنوان ثانٍ.',
     emailAccents: 'لا يمكن أن يحتوي الجزء الذي قبل @ على حروف معلَّمة أو غير لاتينية. تحقق من العنوان، أو استخدم عنوانًا آخر.',
-    sendCode: 'أرسلوا لي رمزًا',
+    sendCode: 'إرسال رمز',
     codeTitle: 'تحقق من بريدك الإلكتروني',
     codeIntro: 'أرسلنا رمزًا من 6 أرقام إلى بريدك الإلكتروني. وهو صالح مدة 10 دقائق. يمكنك أيضًا فتح الرابط الموجود في الرسالة، في هذا المتصفح.',
     code: 'الرمز المكوَّن من 6 أرقام',
@@ -278,7 +281,7 @@ export const ar: PeopleMessages = {
     none: 'ليست لديك استشارات بعد.',
     findOne: 'البحث عن محامٍ',
     noneUpcoming: 'لا شيء قادم.',
-    addToCalendar: 'إضافة إلى التقويم (.ics)',
+    addToCalendar: `إضافة إلى التقويم (${ltr('.ics')})`,
     details: 'التفاصيل',
     paid: 'مدفوعة',
     detailTitle: 'استشارة',
@@ -378,7 +381,7 @@ export const ar: PeopleMessages = {
     confirmHeading: 'التأكيد',
     notFresh: (passkey: boolean) =>
       `حرصًا على أمانك، أكّد هويتك أولًا: نرسل إليك رمز تسجيل دخول جديدًا بالبريد الإلكتروني${passkey ? '، أو تستخدم أحد مفاتيح المرور الخاصة بك' : ''}. ثم تعود إلى هنا ولديك 10 دقائق لحذف حسابك.`,
-    sendCode: 'أرسلوا لي رمزًا بالبريد الإلكتروني',
+    sendCode: 'إرسال رمز إليّ بالبريد الإلكتروني',
     usePasskey: 'استخدام مفتاح مرور',
     typeLabel: (email: string) => `اكتب بريدك الإلكتروني للتأكيد: ${email}`,
     typeHint: 'يضمن هذا حذف الحساب الصحيح.',
@@ -613,15 +616,15 @@ export const ar: PeopleMessages = {
       topic: 'بمَ يتعلق الأمر؟',
       topics: { booking: 'حجز', payment: 'دفعة أو استرداد', account: 'حسابي', lawyer: 'ملف أحد المحامين', privacy: 'بياناتي الشخصية', other: 'أمر آخر' },
       message: 'رسالتك',
-      messageHint: (min: number, max: number) => `بين ${min} و${max} حرفًا. يُرجى عدم كتابة أرقام البطاقات أو كلمات المرور.`,
+      messageHint: (min: number, max: number) => `بين ${min} و${chars(max)}. يُرجى عدم كتابة أرقام البطاقات أو كلمات المرور.`,
       send: 'إرسال الرسالة',
       privacyNote: 'نحتفظ برسالتك للإجابة عنها، كما هو موضح في بيان الخصوصية.',
       fixErrors: 'يُرجى تصحيح الحقول المميَّزة.',
       errors: {
-        name: (max: number) => `اكتب اسمك (${max} حرفًا على الأكثر، في سطر واحد).`,
+        name: (max: number) => `اكتب اسمك (${chars(max)} على الأكثر، في سطر واحد).`,
         email: 'اكتب عنوان بريد إلكتروني مثل name@example.com.',
         topic: 'اختر موضوع رسالتك.',
-        message: (min: number, max: number) => `اكتب بين ${min} و${max} حرفًا، من دون أحرف غير مرئية.`,
+        message: (min: number, max: number) => `اكتب بين ${min} و${chars(max)}، من دون أحرف غير مرئية.`,
       },
       sentTitle: 'أُرسلت الرسالة',
       sent: 'شكرًا لك. وصلت رسالتك إلى فريقنا وسنجيبك بالبريد الإلكتروني.',

@@ -203,6 +203,23 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
         const form = (await page.locator('.checkout-pay').boundingBox())!;
         assert.ok(summary.x >= form.x + form.width, 'the summary is to the right of the form (mirrored)');
       }
+      // A card number inside an Arabic sentence keeps its groups in order: 4000 at the left of 0002.
+      const order = await page.evaluate(() => {
+        const walker = document.createTreeWalker(document.querySelector('main')!, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf('4000\u00a00000\u00a00000\u00a00002');
+          if (at < 0) continue;
+          const [first, last] = [at, at + 15].map((start) => {
+            const range = document.createRange();
+            range.setStart(node, start);
+            range.setEnd(node, start + 4);
+            return range.getBoundingClientRect().left;
+          });
+          return { first, last };
+        }
+        return null;
+      });
+      assert.ok(order && order.first < order.last, `the declined test card reads 4000 … 0002 from the left: ${JSON.stringify(order)}`);
       await check(page, `payment ${size}`, viewport, problems);
       await page.locator('.pay-button').click();
       await until(page, () => document.activeElement?.id === 'card-errors');
@@ -218,6 +235,8 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
       await page.goto(`${site}/consultations`);
       await check(page, `my consultations ${size}`, viewport, problems);
       await page.locator('a[href^="/consultations/"]').first().click();
+      // The way back points right, the way an Arabic reader goes back.
+      assert.equal((await page.locator('main a[href="/consultations"]').innerText()).trim(), `→ ${ar.account.title}`);
       await check(page, `one consultation ${size}`, viewport, problems);
       await page.goto(`${site}/account`);
       await check(page, `account ${size}`, viewport, problems);

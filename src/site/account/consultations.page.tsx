@@ -1,7 +1,7 @@
 /** "My consultations": upcoming and past, each with its calendar file. */
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
 import type { SiteContext } from '../context.ts';
-import { PostForm, euros } from '../ui/components.tsx';
+import { BackLink, PostForm, euros } from '../ui/components.tsx';
 import { formatDay, formatTime, comma } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 import { holdInstants } from '../booking/confirm.page.tsx';
@@ -102,7 +102,9 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         </a>
       </p>
       <p>
-        <a href="/consultations">← {t.account.title}</a>
+        <BackLink ctx={ctx} href="/consultations">
+          {t.account.title}
+        </BackLink>
       </p>
       <BookingScript ctx={ctx} />
     </Layout>
