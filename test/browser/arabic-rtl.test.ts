@@ -209,7 +209,7 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
           const at = node.textContent!.indexOf('4000\u00a00000\u00a00000\u00a00002');
           if (at < 0) continue;
-          const [first, last] = [at, at + 15].map((start) => {
+          const [first = NaN, last = NaN] = [at, at + 15].map((start) => {
             const range = document.createRange();
             range.setStart(node, start);
             range.setEnd(node, start + 4);
