@@ -1,8 +1,8 @@
 /**
  * Arabic, right to left, in Chromium (issue 19 item 1): every page a person who books sees —
  * home, search results, profile, free times, the hold, the sign-in code page, payment, the
- * confirmation, My consultations and one consultation, Account, help, contact, a legal page and
- * the 404 — at phone width (390 px) and on a desktop. Each page is `<html lang="ar" dir="rtl">`,
+ * confirmation, My consultations and one consultation, Account (and its passkeys, connected apps
+ * and deletion pages), help, contact, a legal page and the 404 — at phone width (390 px) and on a desktop. Each page is `<html lang="ar" dir="rtl">`,
  * mirrored (the brand at the right, the navigation at the left, headings starting at the right
  * edge), fits the screen without sideways scrolling, and axe-core finds nothing. What must stay
  * left to right inside Arabic text does: the card fields, the email field, times, prices and
@@ -240,6 +240,12 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
       await check(page, `one consultation ${size}`, viewport, problems);
       await page.goto(`${site}/account`);
       await check(page, `account ${size}`, viewport, problems);
+      // The Account page's own pages: passkeys, connected AI apps, and deleting the account.
+      for (const [url, label] of [['/account/passkeys', 'passkeys'], ['/account/apps', 'connected apps'], ['/account/delete', 'delete account']] as const) {
+        await page.goto(`${site}${url}`);
+        await check(page, `${label} ${size}`, viewport, problems);
+      }
+      assert.equal((await page.locator('main a[href="/account"]').innerText()).trim(), `→ ${ar.myAccount.title}`);
       await page.goto(`${site}/help`);
       await check(page, `help ${size}`, viewport, problems);
       await page.goto(`${site}/contact`);
