@@ -28,6 +28,8 @@ const count = counter('ar');
  * No-break spaces keep a card number on one line.
  */
 const ltr = (text: string) => `\u2066${text}\u2069`;
+/** Text of unknown direction (what a person typed, an app's or a firm's name), isolated by its own first letter (U+2068 … U+2069). */
+const isolate = (text: string) => `\u2068${text}\u2069`;
 const card = (digits: string) => ltr(digits.replaceAll(' ', '\u00a0'));
 /** "500 حرف", "10 أحرف", "11 حرفًا": the counted noun agrees with the number. */
 const chars = (n: number) => count(n, { one: 'حرف واحد', two: 'حرفان', few: '# أحرف', many: '# حرفًا', other: '# حرف' });
@@ -85,7 +87,7 @@ export const ar: PeopleMessages = {
     needHint: `بكلماتك أنت، بالإسبانية أو الإنجليزية: مثلًا «${ltr('my residence card expires next month')}».`,
     needLabel: 'صِف وضعك',
     suggest: 'اقتراح مجالات',
-    suggestionsFor: (text: string) => `مجالات تطابق «${text}»`,
+    suggestionsFor: (text: string) => `مجالات تطابق «${isolate(text)}»`,
     suggestionsIntro: 'اختر أحدها لترى المحامين الذين يعملون فيه:',
     noSuggestion: 'لم نتمكن من تحديد المجال من هذه الكلمات. جرّب كلمات أخرى، أو اختر نوع القضية في البحث أدناه.',
     needTooLong: (max: number) => `لم يُقرأ إلا أول ${chars(max)}.`,
@@ -350,7 +352,7 @@ export const ar: PeopleMessages = {
         other: 'لديك # استشارة لم تُعقد بعد. يحتفظ لك المحامون بتلك المواعيد، وقد دُفع ثمنها: يمكن حذف حسابك بعد أن تُعقد أو تُلغى.',
       }),
     blockedUpcomingLink: 'عرض استشاراتي',
-    blockedOwner: (firms: string) => `أنت المالك الوحيد لـ ${firms}. اجعل عضوًا آخر مالكًا أولًا (في صفحة أعضاء المكتب)، أو سلّم المكتب لشخص آخر، ثم عُد إلى هنا.`,
+    blockedOwner: (firms: string) => `أنت المالك الوحيد لـ ${isolate(firms)}. اجعل عضوًا آخر مالكًا أولًا (في صفحة أعضاء المكتب)، أو سلّم المكتب لشخص آخر، ثم عُد إلى هنا.`,
     blockedLawyer: 'هذا حساب محامٍ: يعتمد عليه ملفك الشخصي وتقويمك ومدفوعاتك. لإغلاقه، راسلنا وسنقوم بذلك معك، حتى نضمن رعاية عملائك ومدفوعاتك.',
     blockedOperator: 'هذا الحساب مشغِّل في Consulta. يجب أن يزيل مشغِّل آخر صلاحياتك أولًا.',
     goesHeading: 'ما نحذفه',
@@ -367,7 +369,7 @@ export const ar: PeopleMessages = {
     goesApps: (n: number) => count(n, { other: 'تطبيقات الذكاء الاصطناعي التي ربطتها (العدد الآن: #): تُفصل، وينتهي وصولها فورًا.' }),
     goesKeys: (keys: number, endpoints: number) =>
       `للمطوّرين: تُلغى مفاتيح API الخاصة بك (${keys}) وتتوقف عن العمل فورًا؛ وتُعطَّل نقاط استقبال الـ webhook الخاصة بك (${endpoints}).`,
-    goesFirms: (firms: string) => `عضويتك في ${firms}. يُبلَّغ مالكو المكتب بمفاتيح API التي أنشأتها له، والتي تستمر في العمل.`,
+    goesFirms: (firms: string) => `عضويتك في ${isolate(firms)}. يُبلَّغ مالكو المكتب بمفاتيح API التي أنشأتها له، والتي تستمر في العمل.`,
     goesHolds: 'المواعيد المحجوزة لك ولم تُدفع بعد: تصبح متاحة لغيرك.',
     goesMail: 'الرسائل التي أرسلناها إليك: تُمحى من سجلاتنا. والرسائل التي لم تُرسل إليك بعد: تُلغى.',
     keptHeading: 'ما نحتفظ به، ولماذا، وإلى متى',
@@ -439,9 +441,9 @@ export const ar: PeopleMessages = {
     oneDevice: 'هذا الجهاز فقط',
     backedUp: 'محفوظ احتياطيًا',
     remove: 'إزالة',
-    removeLabel: (name: string) => `إزالة مفتاح المرور «${name}»`,
+    removeLabel: (name: string) => `إزالة مفتاح المرور «${isolate(name)}»`,
     removeTitle: 'إزالة مفتاح المرور هذا؟',
-    removeConfirm: (name: string) => `لن يعود «${name}» يسجّل دخولك هنا. احذفه أيضًا من جهازك أو من مدير كلمات المرور إن لم تعد تريده.`,
+    removeConfirm: (name: string) => `لن يعود «${isolate(name)}» يسجّل دخولك هنا. احذفه أيضًا من جهازك أو من مدير كلمات المرور إن لم تعد تريده.`,
     removeButton: 'إزالة مفتاح المرور',
     cancel: 'إلغاء',
     removed: 'أُزيل مفتاح المرور.',
@@ -483,7 +485,7 @@ export const ar: PeopleMessages = {
   },
   oauth: {
     consentTitle: 'السماح لتطبيق ذكاء اصطناعي باستخدام Consulta نيابةً عنك؟',
-    consentIntro: (app: string) => `يطلب ${app} استخدام Consulta نيابةً عنك.`,
+    consentIntro: (app: string) => `يطلب ${isolate(app)} استخدام Consulta نيابةً عنك.`,
     unverified: 'غير موثَّق',
     unverifiedNote: 'لم تتحقق Consulta من الجهة التي تصنع هذا التطبيق: اسمه هو ما يقوله التطبيق عن نفسه.',
     returnsTo: 'عندما تجيب، تعود إلى',
@@ -518,7 +520,7 @@ export const ar: PeopleMessages = {
     appKind: { registered: 'سجّل نفسه', metadata: 'موصوف بعنوانه الإلكتروني الخاص' },
     appHow: 'كيف عرّف بنفسه',
     revoke: 'فصل',
-    revokeLabel: (app: string) => `فصل ${app}`,
+    revokeLabel: (app: string) => `فصل ${isolate(app)}`,
     revoked: 'فُصل التطبيق: انتهى وصوله.',
     problems: {
       redirect: { title: 'أرسل هذا التطبيق طلبًا لا تستطيع Consulta الإجابة عنه', message: 'طلب إرسال إجابتك إلى عنوان لم يسجّله، لذا لم يُرسل إليه شيء. عُد إلى التطبيق واربطه مجددًا؛ وإن تكرر ذلك، فأبلغ الجهة التي تصنع التطبيق.' },

@@ -1,6 +1,6 @@
 /**
  * Arabic, right to left, in Chromium (issue 19 item 1): every page a person who books sees —
- * home, search results, profile, free times, the hold, the sign-in code page, payment, the
+ * home (with a described need, and with a bad search value), search results, profile, free times, the hold, the sign-in code page, payment, the
  * confirmation, My consultations and one consultation, Account (and its passkeys, connected apps
  * and deletion pages), help, contact, a legal page and the 404 — at phone width (390 px) and on a desktop. Each page is `<html lang="ar" dir="rtl">`,
  * mirrored (the brand at the right, the navigation at the left, headings starting at the right
@@ -161,6 +161,15 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
 
       await page.goto(`${site}/`);
       await check(page, `home ${size}`, viewport, problems);
+      // What do you need help with, in Arabic words (shown back, isolated in its quotes), and a search with a bad value.
+      const need = 'رُفض طلب التجذّر الاجتماعي، ما العمل؟';
+      await page.goto(`${site}/?q=${encodeURIComponent(need)}`);
+      const answer = await page.locator('main').innerText();
+      assert.ok(answer.includes(ar.home.suggestionsFor(need)) || answer.includes(ar.home.noSuggestion), 'the need is answered in Arabic');
+      await check(page, `need ${size}`, viewport, problems);
+      const bad = await page.goto(`${site}/?max_fee_eur=-5`);
+      assert.equal(bad?.status(), 400);
+      await check(page, `search with an error ${size}`, viewport, problems);
       await page.goto(`${site}/?city=almeria`);
       assert.match(await page.locator('main').innerText(), new RegExp(ar.home.resultsCount(1)));
       await check(page, `search results ${size}`, viewport, problems);

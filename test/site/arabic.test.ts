@@ -88,7 +88,10 @@ describe('the Arabic catalogue', () => {
     assert.ok(ar.home.needHint.includes('«\u2066my residence card expires next month\u2069»'));
     assert.ok(ar.account.addToCalendar.includes('(\u2066.ics\u2069)'));
     // Every isolate is closed.
-    for (const t of texts()) assert.equal((t.text.match(/\u2066/g) ?? []).length, (t.text.match(/\u2069/g) ?? []).length, t.path);
+    for (const t of texts()) assert.equal((t.text.match(/[\u2066-\u2068]/g) ?? []).length, (t.text.match(/\u2069/g) ?? []).length, t.path);
+    // What a person typed, or an app names itself, takes its direction from its own first letter.
+    assert.equal(ar.home.suggestionsFor('mi TIE caduca?'), 'مجالات تطابق «\u2068mi TIE caduca?\u2069»');
+    assert.ok(ar.oauth.consentIntro('Claude').startsWith('يطلب \u2068Claude\u2069'));
   });
 
   it('points arrows the way an Arabic reader goes: back to the right, on to the left', () => {
