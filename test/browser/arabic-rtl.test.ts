@@ -169,6 +169,8 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
       await check(page, `need ${size}`, viewport, problems);
       const bad = await page.goto(`${site}/?max_fee_eur=-5`);
       assert.equal(bad?.status(), 400);
+      const fee = await page.locator('#f-max_fee_eur').evaluate((el) => [getComputedStyle(el).direction, (el as HTMLInputElement).value]);
+      assert.deepEqual(fee, ['ltr', '-5'], 'the amount is shown back as typed, left to right');
       await check(page, `search with an error ${size}`, viewport, problems);
       await page.goto(`${site}/?city=almeria`);
       assert.match(await page.locator('main').innerText(), new RegExp(ar.home.resultsCount(1)));
