@@ -68,3 +68,11 @@ export function euros(cents: number, locale: string): string {
   }
   return f.format(cents / 100);
 }
+
+// Arabic sets its own comma (U+060C) between a day and its times, as Intl does for `ar`.
+const COMMAS: Readonly<Record<string, string>> = { ar: '، ' };
+
+/** The comma between parts of a date in `locale`: ", " / Arabic "، " ("الاثنين، 30 نوفمبر 2026، 09:00–10:00"). */
+export function comma(locale: string): string {
+  return COMMAS[locale] ?? ', ';
+}

@@ -11,6 +11,7 @@
  */
 import { en, type Messages } from './en.ts';
 import { es } from './es.ts';
+import { ar } from './ar.ts';
 import { fr } from './fr.ts';
 import { ro } from './ro.ts';
 import { uk } from './uk.ts';
@@ -20,7 +21,7 @@ import { uk } from './uk.ts';
  * `import { ar } from './ar.ts';` and add `ar` here — LOCALES, the switcher, `hreflang`, the
  * Account page's choice, Accept-Language and the language test all follow from this table.
  */
-const PEOPLE_ONLY = { fr, uk, ro } satisfies Record<string, PeopleMessages>;
+const PEOPLE_ONLY = { fr, ar, uk, ro } satisfies Record<string, PeopleMessages>;
 
 export type Locale = 'en' | 'es' | keyof typeof PEOPLE_ONLY;
 /** Every enabled language, in the switcher's order: Spanish (the default), English, then the people-only ones. */

@@ -9,7 +9,7 @@
  * No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
-import { euros, formatDay } from '../../i18n/format.ts';
+import { comma, euros, formatDay } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
@@ -36,10 +36,10 @@ export interface ConsultationMailFacts {
   siteUrl: string;
 }
 
-/** "hora peninsular, UTC+01:00": the zone as people say it, and its offset at the start of the consultation. */
+/** "hora peninsular, UTC+01:00" (Arabic: «توقيت شبه الجزيرة، UTC+01:00»): the zone as people say it, and its offset at the start of the consultation. */
 function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
   const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
-  return `${zoneName(locale, timezone)}, UTC${formatInZone(ms, timezone).slice(-6)}`;
+  return `${zoneName(locale, timezone)}${comma(locale)}UTC${formatInZone(ms, timezone).slice(-6)}`;
 }
 
 /** Label–value lines, the values aligned. */

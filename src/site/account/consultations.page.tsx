@@ -1,8 +1,8 @@
 /** "My consultations": upcoming and past, each with its calendar file. */
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
 import type { SiteContext } from '../context.ts';
-import { PostForm, euros } from '../ui/components.tsx';
-import { colon, formatDay, formatTime } from '../../i18n/format.ts';
+import { BackLink, PostForm, euros } from '../ui/components.tsx';
+import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 import { holdInstants } from '../booking/confirm.page.tsx';
 import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
@@ -10,7 +10,7 @@ import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
 /** The consultation's time in the lawyer's zone, and in the visitor's when it differs. */
 function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { startMs, endMs } = holdInstants({ startsAtIso: c.startsAt, startTime: c.startTime, endTime: c.endTime });
-  return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}, ${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
+  return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
 }
 
 function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
@@ -102,7 +102,9 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         </a>
       </p>
       <p>
-        <a href="/consultations">← {t.account.title}</a>
+        <BackLink ctx={ctx} href="/consultations">
+          {t.account.title}
+        </BackLink>
       </p>
       <BookingScript ctx={ctx} />
     </Layout>

@@ -8,7 +8,7 @@ import type { ConnectedApp } from '../../domain/oauth/connected-apps.service.ts'
 import { formatInstant } from '../../i18n/format.ts';
 import { LOCALES, type Locale } from '../../i18n/index.ts';
 import type { SiteContext } from '../context.ts';
-import { Field, Notice, PostForm } from '../ui/components.tsx';
+import { BackLink, Field, Notice, PostForm } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
 
 const ZONE = 'Europe/Madrid';
@@ -172,7 +172,9 @@ export function DeleteAccountPage({ ctx, preview, problem, typed }: DeletePagePr
     <Layout ctx={ctx} title={t.deleteTitle} section="account">
       <div class="account-page">
         <p class="account-back">
-          <a href="/account">← {t.title}</a>
+          <BackLink ctx={ctx} href="/account">
+            {t.title}
+          </BackLink>
         </p>
         <h1>{t.deleteTitle}</h1>
         {problem === 'stale' ? (

@@ -14,7 +14,7 @@ import type { PasskeyView } from '../../domain/identity/passkeys.service.ts';
 import { formatInstant } from '../../i18n/format.ts';
 import type { SiteContext } from '../context.ts';
 import { CsrfField, Field, Notice, PostForm } from '../ui/components.tsx';
-import { DashboardLayout } from '../ui/dashboard.tsx';
+import { AccountAreaLayout } from '../ui/dashboard.tsx';
 import { Layout } from '../ui/layout.tsx';
 
 const ZONE = 'Europe/Madrid';
@@ -131,7 +131,7 @@ export interface PasskeysPageProps {
 export function PasskeysPage({ ctx, passkeys, operator, fresh, notice }: PasskeysPageProps) {
   const t = ctx.t.passkeys;
   return (
-    <DashboardLayout ctx={ctx} title={t.title} current="passkeys">
+    <AccountAreaLayout ctx={ctx} title={t.title} current="passkeys">
       <h1>{t.title}</h1>
       {notice ? (
         <Notice kind="ok" role="status">
@@ -180,7 +180,7 @@ export function PasskeysPage({ ctx, passkeys, operator, fresh, notice }: Passkey
         <NotFresh ctx={ctx} hasPasskey={passkeys.length > 0} returnTo="/account/passkeys" />
       )}
       <PasskeyScripts ctx={ctx} />
-    </DashboardLayout>
+    </AccountAreaLayout>
   );
 }
 
@@ -188,7 +188,7 @@ export function PasskeysPage({ ctx, passkeys, operator, fresh, notice }: Passkey
 export function RemovePasskeyPage({ ctx, passkey, error }: { ctx: SiteContext; passkey: PasskeyView; error?: string | null }) {
   const t = ctx.t.passkeys;
   return (
-    <DashboardLayout ctx={ctx} title={t.removeTitle} current="passkeys">
+    <AccountAreaLayout ctx={ctx} title={t.removeTitle} current="passkeys">
       <h1>{t.removeTitle}</h1>
       {error ? (
         <Notice kind="bad" role="alert">
@@ -216,7 +216,7 @@ export function RemovePasskeyPage({ ctx, passkey, error }: { ctx: SiteContext; p
           {error ? t.goBack : t.cancel}
         </a>
       </div>
-    </DashboardLayout>
+    </AccountAreaLayout>
   );
 }
 

@@ -96,6 +96,7 @@ export function zonesDiffer(a: string, b: string, atMs: number): boolean {
   return a !== b && offsetMinutesAt(atMs, a) !== offsetMinutesAt(atMs, b);
 }
 
+// The page's language as Intl writes it (es-ES, en-GB, ar…), so an Arabic page's times are not in English.
 const tag = intlTag;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(kind: 'time' | 'dayTime', locale: string, timeZone: string): Intl.DateTimeFormat {

@@ -7,6 +7,7 @@ import { intlTag } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 import { PostForm, Select } from '../ui/components.tsx';
 import { chooserOptions, timeIn, zoneName, zonesDiffer } from './visitor-zone.ts';
+import { comma } from '../../i18n/format.ts';
 
 /** The visitor's zone when it shows another wall-clock time than `lawyerZone` at `atMs`, else null. */
 export function otherZone(ctx: SiteContext, lawyerZone: string, atMs: number): string | null {
@@ -66,7 +67,7 @@ function dayShift(atMs: number, lawyerZone: string, yours: string, locale: strin
   };
   const theirs = key(lawyerZone);
   const mine = key(yours);
-  return theirs === mine ? '' : `, ${mine}`;
+  return theirs === mine ? '' : `${comma(locale)}${mine}`;
 }
 
 /** booking.js: included by the booking path's pages only. */

@@ -4,6 +4,7 @@ import { CONTACT_LIMITS, CONTACT_TOPICS } from '../../domain/contact/contact.ser
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
+import { textDirection } from '../../i18n/locales.ts';
 import { UNTRANSLATED_NOTE, type CookieEntry, type LegalDocument, type LegalPage } from './legal-texts.ts';
 
 export function HelpPage({ ctx }: { ctx: SiteContext }) {
@@ -153,7 +154,7 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
           <p>{UNTRANSLATED_NOTE[ctx.locale]}</p>
         </Notice>
       ) : null}
-      <article class="prose" lang={language === ctx.locale ? undefined : language}>
+      <article class="prose" lang={language === ctx.locale ? undefined : language} dir={language === ctx.locale || textDirection(language) === textDirection(ctx.locale) ? undefined : textDirection(language)}>
         <h1>{doc.title}</h1>
         <p class="legal-meta">{language === 'es' ? `Última actualización: ${updated}` : `Last updated: ${updated}`}</p>
         {legal.demo && (page === 'aviso-legal' || page === 'privacy' || page === 'terms') ? (

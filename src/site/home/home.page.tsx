@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { AvailabilityResponse, LawyerSummary } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select, euros } from '../ui/components.tsx';
-import { colon, formatDay, formatTime } from '../../i18n/format.ts';
+import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
 import { practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 
@@ -195,7 +195,7 @@ function Results({ ctx, results, times, once }: { ctx: SiteContext; results: Non
               <a href={`/lawyers/${l.id}`}>{l.name}</a>
             </h3>
             <p class="meta">
-              {l.city} · {l.practice_areas.map((a) => practiceAreaName(ctx.locale, a.slug, a.name)).join(', ')}
+              {l.city} · {l.practice_areas.map((a) => practiceAreaName(ctx.locale, a.slug, a.name)).join(comma(ctx.locale))}
             </p>
             <p>
               <span class="price">{euros(l.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation}

@@ -3,7 +3,7 @@ import type { ConnectedApp } from '../../domain/oauth/connected-apps.service.ts'
 import { formatInstant } from '../../i18n/format.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
-import { DashboardLayout } from '../ui/dashboard.tsx';
+import { AccountAreaLayout } from '../ui/dashboard.tsx';
 
 const ZONE = 'Europe/Madrid';
 
@@ -11,7 +11,7 @@ export function ConnectedAppsPage({ ctx, apps, notice }: { ctx: SiteContext; app
   const t = ctx.t.oauth;
   const when = (iso: string | null) => (iso ? formatInstant(iso, ZONE, ctx.locale) : t.appNever);
   return (
-    <DashboardLayout ctx={ctx} title={t.appsTitle} current="apps">
+    <AccountAreaLayout ctx={ctx} title={t.appsTitle} current="apps">
       <h1>{t.appsTitle}</h1>
       {notice ? <Notice kind="ok" role="status">{notice}</Notice> : null}
       <p>{t.appsIntro}</p>
@@ -45,6 +45,6 @@ export function ConnectedAppsPage({ ctx, apps, notice }: { ctx: SiteContext; app
           ))}
         </ul>
       )}
-    </DashboardLayout>
+    </AccountAreaLayout>
   );
 }

@@ -1,6 +1,7 @@
 /** Small pure components shared by the pages. They never query; they render their props. */
 import type { ComponentChildren } from 'preact';
 import type { SiteContext } from '../context.ts';
+import { textDirection } from '../../i18n/locales.ts';
 
 /** The hidden CSRF field every state-changing form carries. */
 export function CsrfField({ ctx }: { ctx: SiteContext }) {
@@ -107,3 +108,15 @@ export function Notice({ kind, children, role }: { kind?: 'ok' | 'warn' | 'bad';
 }
 
 export { euros } from '../../i18n/format.ts';
+
+/**
+ * A link back to a list ("← My consultations"): the arrow points the way back in the page's
+ * direction, leftwards in Spanish and English, rightwards in Arabic.
+ */
+export function BackLink({ ctx, href, children }: { ctx: SiteContext; href: string; children: ComponentChildren }) {
+  return (
+    <a href={href}>
+      {textDirection(ctx.locale) === 'rtl' ? '→' : '←'} {children}
+    </a>
+  );
+}

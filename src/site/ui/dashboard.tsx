@@ -5,6 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { developerLanguage, isPeopleOnly } from '../../i18n/index.ts';
 import type { SiteContext } from '../context.ts';
+import { BackLink } from './components.tsx';
 import { Layout } from './layout.tsx';
 
 export type DashboardSection = 'overview' | 'keys' | 'webhooks' | 'requests' | 'usage' | 'firms' | 'passkeys' | 'apps' | 'operator';
@@ -113,5 +114,34 @@ export function FirmTabs({ ctx, slug, current }: { ctx: SiteContext; slug: strin
         ))}
       </ul>
     </nav>
+  );
+}
+
+/** The languages the developer area is written in (DESIGN §12); the others cover people's pages only. */
+const DEVELOPER_LANGUAGES: readonly string[] = ['es', 'en'];
+
+/**
+ * The frame of a page both areas link to — passkeys, connected apps: the dashboard's, with its
+ * side navigation, in a language the developer area is written in; in a people-only language
+ * (Arabic…) the people's frame under Account, with the way back to it, so that no untranslated
+ * developer navigation shows on a page a person who books reaches from Account.
+ */
+export function AccountAreaLayout({ ctx, title, current, children }: DashboardLayoutProps) {
+  if (DEVELOPER_LANGUAGES.includes(ctx.locale)) {
+    return (
+      <DashboardLayout ctx={ctx} title={title} current={current}>
+        {children}
+      </DashboardLayout>
+    );
+  }
+  return (
+    <Layout ctx={ctx} title={title} section="account">
+      <p class="account-back">
+        <BackLink ctx={ctx} href="/account">
+          {ctx.t.myAccount.title}
+        </BackLink>
+      </p>
+      {children}
+    </Layout>
   );
 }
