@@ -155,6 +155,34 @@ export async function tryInsertCells(db: Executor, hold: Pick<SlotHoldTable, 'la
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === sorted.length;
 }
 
+/**
+ * Takes a hold and its cells, inside the caller's transaction: lapsed holds on the same key or
+ * any of the cells give way first; then the slot_holds key and every cell must be free. True when
+ * this call got the time; false when another hold has it (nothing of this one is left behind).
+ */
+export async function takeHold(db: Executor, hold: SlotHoldTable, cells: readonly string[], nowIso: string): Promise<boolean> {
+  await db
+    .deleteFrom('slot_holds')
+    .where('lawyer_id', '=', hold.lawyer_id)
+    .where('slot_date', '=', hold.slot_date)
+    .where('start_time', '=', hold.start_time)
+    .where('status', '=', 'held')
+    .where('expires_at', '<=', nowIso)
+    .execute();
+  await reclaimStaleHolds(db, hold.lawyer_id, cells, nowIso);
+  const inserted = await db
+    .insertInto('slot_holds')
+    .values(hold)
+    .onConflict((oc) => oc.columns(['lawyer_id', 'slot_date', 'start_time']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return false;
+  // The double-booking guarantee: another hold owning any of these cells (another length,
+  // another grid) has the time; this hold is withdrawn with what it took.
+  if (await tryInsertCells(db, hold, cells)) return true;
+  await deleteHold(db, hold);
+  return false;
+}
+
 /** Deletes one hold (and, by cascade, its cells). */
 export async function deleteHold(db: Executor, hold: Pick<SlotHoldTable, 'lawyer_id' | 'slot_date' | 'start_time'>): Promise<void> {
   await db.deleteFrom('slot_holds').where('lawyer_id', '=', hold.lawyer_id).where('slot_date', '=', hold.slot_date).where('start_time', '=', hold.start_time).execute();

@@ -16,7 +16,6 @@ import type { Database } from '../../db/database.ts';
 import {
   bookHeldSlot,
   confirmPendingIntent,
-  deleteLapsedHold,
   expireDueIntents,
   expireIntent,
   findIntentByToken,
@@ -28,7 +27,6 @@ import {
   lockKeyForIntents,
   pendingIntentsOfKey,
   releaseHolds,
-  tryInsertHold,
 } from '../../db/repositories/booking.repository.ts';
 import { findUserById } from '../../db/repositories/account.repository.ts';
 import {
@@ -42,7 +40,7 @@ import { expirePendingIntentsOfUser } from '../../db/repositories/account-deleti
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
-import { deleteHold, reclaimStaleHolds, tryInsertCells } from '../../db/repositories/schedule.repository.ts';
+import { takeHold } from '../../db/repositories/schedule.repository.ts';
 import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { BookingIntent, InitiateBody, InitiateResponse } from '../../contract/booking.ts';
@@ -472,26 +470,25 @@ export class BookingService {
           );
         }
       }
-      // Lapsed holds (and freed bookings) on the same key or any of these cells give way, cells and all.
-      await deleteLapsedHold(trx, lawyer.id, slot.date, slot.start_time, nowIso);
-      await reclaimStaleHolds(trx, lawyer.id, cells, nowIso);
-      const hold = { lawyer_id: lawyer.id, slot_date: slot.date, start_time: slot.start_time };
-      const held = await tryInsertHold(trx, {
-        ...hold,
-        end_time: slot.end_time,
-        status: 'held',
-        booking_intent_id: id,
-        expires_at: expiresAt,
-        created_at: nowIso,
-        occupied_until: new Date(slot.endsAtMs + lawyer.buffer_minutes * 60_000).toISOString(),
-      });
+      // Lapsed holds (and freed bookings) on the same key or any of these cells give way, cells
+      // and all; then the key and every cell must be this hold's (slot_holds and slot_cells keys).
+      const held = await takeHold(
+        trx,
+        {
+          lawyer_id: lawyer.id,
+          slot_date: slot.date,
+          start_time: slot.start_time,
+          end_time: slot.end_time,
+          status: 'held',
+          booking_intent_id: id,
+          expires_at: expiresAt,
+          created_at: nowIso,
+          occupied_until: new Date(slot.endsAtMs + lawyer.buffer_minutes * 60_000).toISOString(),
+        },
+        cells,
+        nowIso,
+      );
       if (!held) return unavailable(trx);
-      // The double-booking guarantee: another hold owning any of these cells (another length,
-      // another grid) wins; this hold is then withdrawn with what it took, and the slot is 404.
-      if (!(await tryInsertCells(trx, hold, cells))) {
-        await deleteHold(trx, hold);
-        return unavailable(trx);
-      }
       await recordLawyerChanges(trx, [lawyer.id], nowIso);
       const key = caller.kind === 'key' ? caller.key : null;
       await insertIntent(trx, {
