@@ -66,7 +66,8 @@ for (const target of databaseTargets()) {
       (await db().selectFrom('slot_cells').select(['cell_start', 'slot_date', 'start_time']).where('lawyer_id', '=', lawyer).orderBy('cell_start').execute());
 
     before(async () => {
-      ctx = await createTestContext(target, { config: { rateLimitMultiplier: 100_000 } });
+      // The directory re-reads the change feed at most once a second, as in production.
+      ctx = await createTestContext(target, { config: { rateLimitMultiplier: 100_000, directoryRefreshMs: 1000 } });
       [offerLawyer, gridLawyer, raceLawyer, changingLawyer, busyLawyer, lapsedLawyer, noticeLawyer] = await insertLawyers(ctx.database, [
         lawyerRecord({ name: 'Offer', weekly_hours: WED_9_TO_13, consultation_minutes: 60 }),
         lawyerRecord({ name: 'Grids', weekly_hours: THU_TWO_GRIDS, consultation_minutes: 60 }),
@@ -83,7 +84,12 @@ for (const target of databaseTargets()) {
 
     it('cuts her ranges by her length and buffer, and shows an offer change within a second', async () => {
       assert.deepEqual(await freeOn(offerLawyer, '2026-11-25'), ['09:00', '10:00', '11:00', '12:00']);
-      await setOffer(offerLawyer, { consultation_minutes: 45, buffer_minutes: 30 });
+      // Written by another process: this one still answers from its cache within the second...
+      await db().updateTable('lawyers').set({ consultation_minutes: 45, buffer_minutes: 30 }).where('id', '=', offerLawyer).execute();
+      await recordLawyerChanges(db(), [offerLawyer], nowIso());
+      assert.deepEqual(await freeOn(offerLawyer, '2026-11-25'), ['09:00', '10:00', '11:00', '12:00']);
+      // ...and shows the change once the second has passed.
+      ctx.clock.advance(1000);
       const slots = await slotsOf(offerLawyer, '2026-11-25');
       assert.deepEqual(slots.map((s) => `${s.start_time.slice(0, 5)}-${s.end_time.slice(0, 5)}`), ['09:00-09:45', '10:15-11:00', '11:30-12:15']);
       // The old 60-minute grid is gone for bookings too.
