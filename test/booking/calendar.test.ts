@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordLawyerChanges } from '../../src/db/repositories/reference.repository.ts';
-import { replaceBusyIntervals, takeHold } from '../../src/db/repositories/schedule.repository.ts';
+import { freeBookedSlotOfIntent, replaceBusyIntervals, takeHold } from '../../src/db/repositories/schedule.repository.ts';
 import { cellsCovering } from '../../src/domain/directory/slots.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { createUser, holdsOf, initiate, slotBody, tokenOf } from '../support/booking.ts';
@@ -215,6 +215,21 @@ for (const target of databaseTargets()) {
       ctx.clock.advance(16 * 60_000);
       await ctx.app.services.booking.expireDue();
       assert.deepEqual(await cellsOf(lapsedLawyer), []);
+    });
+
+    it('frees a cancelled booking\'s time and cells when the canceller calls freeBookedSlotOfIntent', async () => {
+      const res = await hold(slotBody(lapsedLawyer, '2026-12-02', '09:45', 45));
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal((await ctx.app.services.booking.confirm(tokenOf(res.json().confirmation_url), user)).outcome, 'confirmed');
+      assert.equal((await cellsOf(lapsedLawyer)).length, 3);
+      assert.ok(!(await freeOn(lapsedLawyer, '2026-12-02')).includes('09:45'));
+      await db().transaction().execute(async (trx) => {
+        await trx.updateTable('consultations').set({ status: 'cancelled_by_person' }).where('booking_intent_id', '=', res.json().booking_intent_id).execute();
+        await freeBookedSlotOfIntent(trx, res.json().booking_intent_id);
+      });
+      await changed(lapsedLawyer);
+      assert.deepEqual(await cellsOf(lapsedLawyer), []);
+      assert.ok((await freeOn(lapsedLawyer, '2026-12-02')).includes('09:45'));
     });
 
     it('applies her minimum notice (never below the platform\'s) and her horizon', async () => {
