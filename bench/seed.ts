@@ -7,9 +7,51 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import Sqlite from 'better-sqlite3';
 import { ROOT, runToCompletion } from './children.ts';
 
 const MAX_AGE_DAYS = 30;
+/** Bumped when addCalendarExtras changes, so cached databases are reseeded. */
+const CALENDAR_EXTRAS_VERSION = 1;
+
+/**
+ * What the demo seed does not write and the calendar reads on every availability answer: busy
+ * times from her own calendar feed (two or three a week for every other lawyer, over the 90-day
+ * horizon, some of them whole days) and, for a third of the lawyers, a buffer between
+ * consultations and a longer minimum notice. Deterministic (from each lawyer's id), written
+ * straight into the seeded file: only tables and columns that exist on main since 0024/0027.
+ */
+function addCalendarExtras(file: string, referenceDate: string): number {
+  const db = new Sqlite(file);
+  try {
+    const ids = db.prepare('select id from lawyers order by id').pluck().all() as string[];
+    const insert = db.prepare("insert into lawyer_busy_intervals (lawyer_id, source, starts_at, ends_at) values (?, 'ical', ?, ?)");
+    const offer = db.prepare('update lawyers set buffer_minutes = ?, min_notice_minutes = ? where id = ?');
+    const start = Date.parse(`${referenceDate}T00:00:00Z`);
+    let count = 0;
+    db.transaction(() => {
+      ids.forEach((id, n) => {
+        const h = createHash('sha256').update(id).digest();
+        if (h[0]! % 3 === 0) offer.run([0, 15, 30][h[1]! % 3], [null, 240, 1440][h[2]! % 3], id);
+        if (n % 2 === 1) return;
+        for (let week = 0; week < 13; week++) {
+          for (let k = 0; k < 2 + (h[(week + 3) % 32]! % 2); k++) {
+            const b = h[(week * 3 + k + 5) % 32]!;
+            const day = start + (week * 7 + (b % 7)) * 86_400_000;
+            // 07:00–15:45 UTC start, 30 min to 3 h long; one in sixteen is a whole day.
+            const from = day + (7 * 60 + (b % 36) * 15) * 60_000;
+            const to = b % 16 === 0 ? day + 86_400_000 : from + (30 + (b % 6) * 30) * 60_000;
+            insert.run(id, new Date(b % 16 === 0 ? day : from).toISOString(), new Date(to).toISOString());
+            count++;
+          }
+        }
+      });
+    })();
+    return count;
+  } finally {
+    db.close();
+  }
+}
 
 interface SeedMeta {
   lawyers: number;
@@ -31,6 +73,7 @@ export interface BenchDatabase {
 
 function sourceFingerprint(): string {
   const hash = createHash('sha256');
+  hash.update(`calendar-extras-${CALENDAR_EXTRAS_VERSION}`);
   for (const dir of ['src/domain/demo', 'src/db/migrations']) {
     const abs = path.join(ROOT, dir);
     if (!fs.existsSync(abs)) continue;
@@ -75,6 +118,7 @@ export async function benchDatabase(dir: string, lawyers: number, seed: number, 
   const line = stdout.trim().split('\n').pop() ?? '';
   const result = JSON.parse(line) as { lawyers: number; seconds: number };
   if (result.lawyers !== lawyers) throw new Error(`seed reported ${result.lawyers} lawyers, expected ${lawyers}`);
+  addCalendarExtras(partial, referenceDate);
   for (const suffix of ['-wal', '-shm']) {
     if (fs.existsSync(`${partial}${suffix}`)) fs.renameSync(`${partial}${suffix}`, `${file}${suffix}`);
   }

@@ -365,6 +365,18 @@ for (const target of databaseTargets()) {
           detail: /must be after start_time/,
         },
         {
+          name: 'weekly hours off the quarter hour (holds are recorded in 15-minute cells)',
+          bad: () => line({ weekly_hours: [{ weekday: 2, start_time: '09:10:00', end_time: '14:00:00', slot_minutes: 60 }] }),
+          pointer: '/weekly_hours/0/start_time',
+          detail: /quarter hour/,
+        },
+        {
+          name: 'custom hours off the quarter hour',
+          bad: () => line({ date_exceptions: [{ date: '2026-12-01', start_time: '10:00:00', end_time: '11:50:00', slot_minutes: 30 }] }),
+          pointer: '/date_exceptions/0/end_time',
+          detail: /quarter hour/,
+        },
+        {
           name: 'overlapping weekly hours',
           bad: () =>
             line({

@@ -23,6 +23,7 @@ import * as m0023 from './migrations/0023-request-log-query.ts';
 import * as m0024 from './migrations/0024-lawyers-side.ts';
 import * as m0026 from './migrations/0026-contact-messages.ts';
 import * as m0027 from './migrations/0027-wave3-shared.ts';
+import * as m0028 from './migrations/0028-slot-cells.ts';
 import * as m0030 from './migrations/0030-lawyer-booking-feeds.ts';
 import * as m0031 from './migrations/0031-calendar-feeds.ts';
 
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0024-lawyers-side': m0024,
   '0026-contact-messages': m0026,
   '0027-wave3-shared': m0027,
+  '0028-slot-cells': m0028,
   '0030-lawyer-booking-feeds': m0030,
   '0031-calendar-feeds': m0031,
 };

@@ -160,6 +160,24 @@ export interface SlotHoldTable {
   booking_intent_id: string | null;
   expires_at: string | null;
   created_at: string;
+  /**
+   * Where the hold's cells end (0028): its end plus the buffer she had when it was made, UTC ISO
+   * text. Null on rows written without cells (tests' direct inserts): its end then.
+   */
+  occupied_until?: string | null;
+}
+
+/**
+ * One 15-minute cell of a hold or booking (0028): [start, end + buffer) of every slot_holds row,
+ * keyed (lawyer_id, cell_start), so two overlapping holds can never both commit. Deleted with
+ * its hold (ON DELETE CASCADE).
+ */
+export interface SlotCellTable {
+  lawyer_id: string;
+  /** The cell's first instant, ISO 8601 UTC. */
+  cell_start: string;
+  slot_date: string;
+  start_time: string;
 }
 
 /** A lawyer's availability or booking count changed (0007-lawyer-changes). */
@@ -697,6 +715,7 @@ export interface DB {
   lawyer_date_exceptions: DateExceptionTable;
   reviews: ReviewTable;
   slot_holds: SlotHoldTable;
+  slot_cells: SlotCellTable;
   directory_state: DirectoryStateTable;
   lawyer_changes: LawyerChangeTable;
   request_log: RequestLogTable;

@@ -236,7 +236,8 @@ for (const target of databaseTargets()) {
             ['an end before the start', () => ({ ...slotBody(lawyer, '2026-11-24', '11'), end_time: '10:00:00' })],
             ['a closed exception day', () => slotBody(lawyer, '2026-11-26', '10')],
             ['a regular slot on a day with custom hours', () => slotBody(lawyer, '2026-11-25', '10')],
-            ['a regular length on a day with custom hours', () => slotBody(lawyer, '2026-11-25', '16')],
+            // Her length (60 minutes) applies on a custom-hours day too, whatever the row's slot_minutes says.
+            ['another length on a day with custom hours', () => slotBody(lawyer, '2026-11-25', '16:30', 30)],
             ['a weekend day', () => slotBody(lawyer, '2026-11-28', '10')],
             ['outside the opening hours', () => slotBody(lawyer, '2026-11-24', '15')],
             ['an unknown lawyer', () => slotBody(randomUUID(), '2026-11-24', '10')],
@@ -265,9 +266,9 @@ for (const target of databaseTargets()) {
         });
 
         it('accepts a slot of a day with custom hours', async () => {
-          const res = await initiate(ctx, slotBody(lawyer, '2026-11-25', '16:30', 30), { token: live.token });
+          const res = await initiate(ctx, slotBody(lawyer, '2026-11-25', '17'), { token: live.token });
           assert.equal(res.statusCode, 201, res.body);
-          assert.equal(res.json().slot.end_time, '17:00:00');
+          assert.equal(res.json().slot.end_time, '18:00:00');
         });
 
         it('does not hold or store anything on a 404', async () => {

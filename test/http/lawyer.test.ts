@@ -136,14 +136,13 @@ for (const target of databaseTargets()) {
         assert.ok([...dates].every((d) => d >= '2026-11-23' && d <= '2026-12-06'));
       });
 
-      it('generates split-schedule slots of the right length, sorted, with zone and offsets', async () => {
+      it('generates split-schedule slots of her length (not the rows\' slot_minutes), sorted, with zone and offsets', async () => {
         const a = (await get(`/lawyers/${madrid}/availability?start_date=2026-11-24&end_date=2026-11-24`)).json();
+        assert.equal(a.consultation_minutes, 60);
         const slots = a.slots as Slot[];
-        assert.deepEqual(slots.map((s) => s.start_time), [
-          '09:00:00', '10:00:00', '11:00:00', '12:00:00', '13:00:00', '16:00:00', '16:30:00', '17:00:00', '17:30:00', '18:00:00', '18:30:00',
-        ]);
+        assert.deepEqual(slots.map((s) => s.start_time), ['09:00:00', '10:00:00', '11:00:00', '12:00:00', '13:00:00', '16:00:00', '17:00:00', '18:00:00']);
         assert.equal(slots[0]!.end_time, '10:00:00');
-        assert.equal(slots[5]!.end_time, '16:30:00');
+        assert.equal(slots[5]!.end_time, '17:00:00');
         assert.equal(slots[0]!.timezone, 'Europe/Madrid');
         assert.equal(slots[0]!.starts_at, '2026-11-24T09:00:00+01:00');
         assert.equal(slots[0]!.ends_at, '2026-11-24T10:00:00+01:00');
@@ -162,7 +161,7 @@ for (const target of databaseTargets()) {
       it('honours closed days and custom-hours days', async () => {
         const slots = (await get(`/lawyers/${madrid}/availability?start_date=2026-11-25&end_date=2026-11-28`)).json().slots as Slot[];
         assert.equal(slots.filter((s) => s.date === '2026-11-25').length, 0);
-        assert.deepEqual(slots.filter((s) => s.date === '2026-11-28').map((s) => s.start_time), ['10:00:00', '10:30:00', '11:00:00', '11:30:00']);
+        assert.deepEqual(slots.filter((s) => s.date === '2026-11-28').map((s) => s.start_time), ['10:00:00', '11:00:00']);
         assert.ok(slots.some((s) => s.date === '2026-11-26'));
       });
 

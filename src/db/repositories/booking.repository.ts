@@ -1,34 +1,13 @@
 /**
  * Booking intents, slot holds, consultations and the event outbox. The double-booking guarantee
- * is the primary key of slot_holds: a hold is inserted with ON CONFLICT DO NOTHING and whoever
- * gets zero rows lost, on SQLite and PostgreSQL alike, in one process or many.
+ * is the primary keys of slot_holds and slot_cells (takeHold in schedule.repository.ts): a hold
+ * and its 15-minute cells are inserted with ON CONFLICT DO NOTHING and whoever does not get them
+ * all lost, on SQLite and PostgreSQL alike, in one process or many.
  */
 import type { DialectName } from '../database.ts';
 import type { Insertable } from 'kysely';
-import type { BookingIntentTable, ConsultationTable, OutboxEventTable, SlotHoldTable } from '../schema.ts';
+import type { BookingIntentTable, ConsultationTable, OutboxEventTable } from '../schema.ts';
 import type { Executor } from './types.ts';
-
-/** Removes a pending intent's hold on this slot if that intent has expired (its slot is free again). */
-export async function deleteLapsedHold(db: Executor, lawyerId: string, date: string, startTime: string, nowIso: string): Promise<void> {
-  await db
-    .deleteFrom('slot_holds')
-    .where('lawyer_id', '=', lawyerId)
-    .where('slot_date', '=', date)
-    .where('start_time', '=', startTime)
-    .where('status', '=', 'held')
-    .where('expires_at', '<=', nowIso)
-    .execute();
-}
-
-/** Inserts a hold unless the slot is already occupied; true when this call got it. */
-export async function tryInsertHold(db: Executor, hold: SlotHoldTable): Promise<boolean> {
-  const result = await db
-    .insertInto('slot_holds')
-    .values(hold)
-    .onConflict((oc) => oc.columns(['lawyer_id', 'slot_date', 'start_time']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
-}
 
 export async function insertIntent(db: Executor, row: BookingIntentTable): Promise<void> {
   await db.insertInto('booking_intents').values(row).execute();

@@ -128,17 +128,6 @@ export async function recordFeedFailure(db: Executor, lawyerId: string, url: str
   );
 }
 
-/** Replaces her feed's busy intervals as a whole (call inside the transaction that records the read). */
-export async function replaceBusyIntervals(db: Executor, lawyerId: string, intervals: ReadonlyArray<{ starts_at: string; ends_at: string }>): Promise<void> {
-  await db.deleteFrom('lawyer_busy_intervals').where('lawyer_id', '=', lawyerId).where('source', '=', 'ical').execute();
-  for (let i = 0; i < intervals.length; i += 500) {
-    await db
-      .insertInto('lawyer_busy_intervals')
-      .values(intervals.slice(i, i + 500).map((x) => ({ lawyer_id: lawyerId, source: 'ical', starts_at: x.starts_at, ends_at: x.ends_at })))
-      .execute();
-  }
-}
-
 export function listBusyIntervals(db: Executor, lawyerId: string): Promise<Array<{ source: string; starts_at: string; ends_at: string }>> {
   return db.selectFrom('lawyer_busy_intervals').select(['source', 'starts_at', 'ends_at']).where('lawyer_id', '=', lawyerId).orderBy('starts_at').execute();
 }

@@ -37,9 +37,14 @@ export type LawyerSummaryRow = Pick<
   | 'total_bookings'
   | 'practice_areas_json'
   | 'languages_json'
+  // The offer slot generation needs (next_available on every result).
+  | 'consultation_minutes'
+  | 'buffer_minutes'
+  | 'min_notice_minutes'
+  | 'horizon_days'
 >;
 
-export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count' | 'consultation_minutes' | 'video_url' | 'offers_phone' | 'office_address'>;
+export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count' | 'video_url' | 'offers_phone' | 'office_address'>;
 
 const SUMMARY_COLUMNS = [
   'id',
@@ -52,6 +57,10 @@ const SUMMARY_COLUMNS = [
   'total_bookings',
   'practice_areas_json',
   'languages_json',
+  'consultation_minutes',
+  'buffer_minutes',
+  'min_notice_minutes',
+  'horizon_days',
 ] as const;
 
 function applyFilters<O>(query: SelectQueryBuilder<DB, 'lawyers', O>, f: LawyerFilters): SelectQueryBuilder<DB, 'lawyers', O> {
@@ -220,7 +229,7 @@ export async function listLinksForIndex(
 export function findPublicLawyer(db: Executor, id: string): Promise<LawyerProfileRow | undefined> {
   return db
     .selectFrom('lawyers')
-    .select([...SUMMARY_COLUMNS, 'bio', 'review_count', 'consultation_minutes', 'video_url', 'offers_phone', 'office_address'])
+    .select([...SUMMARY_COLUMNS, 'bio', 'review_count', 'video_url', 'offers_phone', 'office_address'])
     // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
     .where('id', '=', id.toLowerCase())
     .where('verified', '=', 1)

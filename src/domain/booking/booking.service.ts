@@ -16,7 +16,6 @@ import type { Database } from '../../db/database.ts';
 import {
   bookHeldSlot,
   confirmPendingIntent,
-  deleteLapsedHold,
   expireDueIntents,
   expireIntent,
   findIntentByToken,
@@ -28,7 +27,6 @@ import {
   lockKeyForIntents,
   pendingIntentsOfKey,
   releaseHolds,
-  tryInsertHold,
 } from '../../db/repositories/booking.repository.ts';
 import { findUserById } from '../../db/repositories/account.repository.ts';
 import {
@@ -42,14 +40,15 @@ import { expirePendingIntentsOfUser } from '../../db/repositories/account-deleti
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
-import { listDateExceptions, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
+import { takeHold } from '../../db/repositories/schedule.repository.ts';
 import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { BookingIntent, InitiateBody, InitiateResponse } from '../../contract/booking.ts';
 import type { Caller } from '../access/access.service.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import type { DirectoryCache } from '../directory/reference.service.ts';
-import { isBookable, slotsOnDate, type DateException, type GeneratedSlot } from '../directory/slots.ts';
+import { loadSchedules } from '../directory/schedules.ts';
+import { cellsCovering, isBookable, slotsOnDate, type GeneratedSlot, type LawyerOffer } from '../directory/slots.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { noMetrics, type DomainMetrics } from '../metrics.ts';
@@ -427,8 +426,10 @@ export class BookingService {
 
     const lawyer = await findPublicLawyer(db, body.lawyer_id);
     if (!lawyer) return unavailable(db);
-    const slot = await this.requestableSlot(body, lawyer.timezone, now.getTime());
+    const slot = await this.requestableSlot(body, lawyer, now.getTime());
     if (!slot) return unavailable(db);
+    // The cells the hold takes: [start, end + buffer), whatever grid or length it was cut from.
+    const cells = cellsCovering(slot.startsAtMs, slot.endsAtMs + lawyer.buffer_minutes * 60_000);
 
     const ref = await this.deps.cache.current();
     const expiresAt = new Date(now.getTime() + this.deps.config.bookingIntentTtlSeconds * 1000).toISOString();
@@ -440,11 +441,9 @@ export class BookingService {
     const created: StoredOutcome = { status: 201, body: JSON.stringify(response), headers };
 
     if (isTest) {
-      // Test keys run every check, availability included, and hold nothing. The slot must be free now.
-      const occupied = await this.isOccupied(body, nowIso);
-      const outcome = occupied ? { status: 404, body: SLOT_UNAVAILABLE_BODY, headers: {} } : created;
-      await complete(db, idem, outcome);
-      return outcome;
+      // Test keys run every check, availability included (requestableSlot: free now), and hold nothing.
+      await complete(db, idem, created);
+      return created;
     }
 
     // Whatever the outcome, what this process cached about the lawyer is dropped afterwards.
@@ -471,17 +470,24 @@ export class BookingService {
           );
         }
       }
-      await deleteLapsedHold(trx, lawyer.id, slot.date, slot.start_time, nowIso);
-      const held = await tryInsertHold(trx, {
-        lawyer_id: lawyer.id,
-        slot_date: slot.date,
-        start_time: slot.start_time,
-        end_time: slot.end_time,
-        status: 'held',
-        booking_intent_id: id,
-        expires_at: expiresAt,
-        created_at: nowIso,
-      });
+      // Lapsed holds (and freed bookings) on the same key or any of these cells give way, cells
+      // and all; then the key and every cell must be this hold's (slot_holds and slot_cells keys).
+      const held = await takeHold(
+        trx,
+        {
+          lawyer_id: lawyer.id,
+          slot_date: slot.date,
+          start_time: slot.start_time,
+          end_time: slot.end_time,
+          status: 'held',
+          booking_intent_id: id,
+          expires_at: expiresAt,
+          created_at: nowIso,
+          occupied_until: new Date(slot.endsAtMs + lawyer.buffer_minutes * 60_000).toISOString(),
+        },
+        cells,
+        nowIso,
+      );
       if (!held) return unavailable(trx);
       await recordLawyerChanges(trx, [lawyer.id], nowIso);
       const key = caller.kind === 'key' ? caller.key : null;
@@ -557,28 +563,16 @@ export class BookingService {
     };
   }
 
-  /** The generated slot matching the request exactly, if it is bookable now (holds aside). */
-  private async requestableSlot(body: InitiateBody, timezone: string, nowMs: number): Promise<GeneratedSlot | null> {
-    const db = this.deps.database.db;
-    const [weekly, exceptions] = await Promise.all([
-      listWeeklyHours(db, [body.lawyer_id]),
-      listDateExceptions(db, [body.lawyer_id], body.date, body.date),
-    ]);
-    const schedule = {
-      timezone,
-      weekly,
-      exceptions: new Map<string, DateException[]>(exceptions.length > 0 ? [[body.date, exceptions]] : []),
-      busy: new Set<string>(),
-    };
+  /**
+   * The generated candidate matching the request exactly (same date, start and end), if it is
+   * bookable now: within her notice and horizon, and free of holds, bookings and her calendar's
+   * busy times as read now. Concurrent holds are decided by the cells, not by this read.
+   */
+  private async requestableSlot(body: InitiateBody, lawyer: LawyerOffer & { id: string }, nowMs: number): Promise<GeneratedSlot | null> {
+    const schedule = (await loadSchedules(this.deps.database.db, [lawyer], body.date, body.date, nowMs)).get(lawyer.id)!;
     const slot = slotsOnDate(schedule, body.date).find((s) => s.start_time === body.start_time && s.end_time === body.end_time);
     if (!slot) return null;
     return isBookable(schedule, slot, { nowMs, minLeadTimeMs: this.deps.config.minLeadTimeMinutes * 60_000 }) ? slot : null;
-  }
-
-  /** Whether the slot is booked or held by an unexpired intent (the same rule availability uses). */
-  private async isOccupied(body: InitiateBody, nowIso: string): Promise<boolean> {
-    const occupied = await listOccupiedSlots(this.deps.database.db, [body.lawyer_id], body.date, body.date, nowIso);
-    return occupied.some((o) => o.start_time === body.start_time);
   }
 
   private intentView(row: BookingIntentTable, timezone: string): BookingIntent {

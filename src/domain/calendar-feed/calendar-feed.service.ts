@@ -21,11 +21,10 @@ import {
   recordFeedFailure,
   recordFeedNotModified,
   recordFeedSuccess,
-  replaceBusyIntervals,
   upsertFeed,
   type CalendarFeedRow,
 } from '../../db/repositories/calendar-feed.repository.ts';
-import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
+import { replaceBusyIntervals } from '../../db/repositories/schedule.repository.ts';
 import { resolveTarget, systemResolver, TargetRefusedError, type AddressPolicy, type HostResolver } from '../webhooks/address-policy.ts';
 import { FeedHttpClient, type FeedErrorCode } from './feed-http.ts';
 import { busyIntervalsFromIcs, NotICalendarError } from './ics-busy.ts';
@@ -186,8 +185,7 @@ export class CalendarFeedService {
     const nowIso = this.now().toISOString();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await upsertFeed(trx, { lawyer_id: lawyerId, url, url_hint: addressHint(url), nowIso });
-      await replaceBusyIntervals(trx, lawyerId, []);
-      await recordLawyerChanges(trx, [lawyerId], nowIso);
+      await replaceBusyIntervals(trx, lawyerId, 'ical', [], nowIso);
     });
     this.deps.cache?.lawyersChanged([lawyerId]);
     const read = await this.refreshNow(lawyerId);
@@ -201,8 +199,7 @@ export class CalendarFeedService {
     const nowIso = this.now().toISOString();
     const removed = await this.deps.database.db.transaction().execute(async (trx) => {
       const gone = await deleteFeed(trx, lawyerId);
-      await replaceBusyIntervals(trx, lawyerId, []);
-      if (gone) await recordLawyerChanges(trx, [lawyerId], nowIso);
+      if (gone) await replaceBusyIntervals(trx, lawyerId, 'ical', [], nowIso);
       return gone;
     });
     if (removed) this.deps.cache?.lawyersChanged([lawyerId]);
@@ -276,8 +273,7 @@ export class CalendarFeedService {
       // Conditional on the address: a feed removed or replaced during the read records nothing.
       const ok = await recordFeedSuccess(trx, lawyerId, row.url, { nowIso, etag: answer.etag, lastModified: answer.lastModified, busyCount: intervals.length });
       if (!ok) return false;
-      await replaceBusyIntervals(trx, lawyerId, intervals);
-      await recordLawyerChanges(trx, [lawyerId], nowIso);
+      await replaceBusyIntervals(trx, lawyerId, 'ical', intervals, nowIso);
       return true;
     });
     if (!stored) return { outcome: 'superseded' };

@@ -20,6 +20,7 @@ import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
 import { languageByCode } from './languages.ts';
 import { BAR_ASSOCIATIONS, barAssociationByName } from '../lawyers/bar-associations.ts';
+import { isQuarterHour } from '../lawyers/calendar-rules.ts';
 import { CONSULTATION_MINUTES, isListed, isVerified, offeredFormats } from '../lawyers/listing.ts';
 import { verificationExpiry } from '../lawyers/verification-rules.ts';
 import { upsertBarAssociations } from '../../db/repositories/lawyer-lifecycle.repository.ts';
@@ -76,7 +77,11 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
     if (!languageByCode(code)) errors.push({ pointer: `/languages/${i}`, detail: `"${code}" is not an ISO 639-1 language code` });
   });
 
+  // Range edges are quarter hours (calendar-rules.ts): holds are recorded in 15-minute cells.
+  const QUARTER = 'must be on a quarter hour (:00, :15, :30 or :45)';
   record.weekly_hours.forEach((w, i) => {
+    if (!isQuarterHour(w.start_time)) errors.push({ pointer: `/weekly_hours/${i}/start_time`, detail: QUARTER });
+    if (!isQuarterHour(w.end_time)) errors.push({ pointer: `/weekly_hours/${i}/end_time`, detail: QUARTER });
     if (w.start_time >= w.end_time) errors.push({ pointer: `/weekly_hours/${i}/end_time`, detail: 'must be after start_time' });
     record.weekly_hours.forEach((o, j) => {
       if (j < i && o.weekday === w.weekday && overlaps(o, w)) {
@@ -89,6 +94,8 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
     const hasStart = e.start_time !== undefined;
     const hasEnd = e.end_time !== undefined;
     if (hasStart !== hasEnd) errors.push({ pointer: `/date_exceptions/${i}`, detail: 'give both start_time and end_time, or neither (closed all day)' });
+    else if (hasStart && !isQuarterHour(e.start_time!)) errors.push({ pointer: `/date_exceptions/${i}/start_time`, detail: QUARTER });
+    else if (hasStart && !isQuarterHour(e.end_time!)) errors.push({ pointer: `/date_exceptions/${i}/end_time`, detail: QUARTER });
     else if (hasStart && e.start_time! >= e.end_time!) errors.push({ pointer: `/date_exceptions/${i}/end_time`, detail: 'must be after start_time' });
     else if (hasStart) {
       // Overlapping ranges would generate overlapping slots with different start times.

@@ -16,7 +16,6 @@ import {
   type LawyerSort,
   type LawyerSummaryRow,
 } from '../../db/repositories/lawyer.repository.ts';
-import { listDateExceptions, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
 import type {
   AvailabilityQuery,
   AvailabilityResponse,
@@ -32,15 +31,14 @@ import { resolveLanguage } from './languages.ts';
 import { isFresh, type CityEntry, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
 import {
   availabilityValidThrough,
-  isBookable,
+  bookableCheck,
   nextAvailability,
-  slotKey,
   slotsOnDate,
-  type DateException,
   type GeneratedSlot,
+  type LawyerOffer,
   type LawyerSchedule,
-  type WeeklyHours,
 } from './slots.ts';
+import { loadSchedules } from './schedules.ts';
 import { addDays, dateInZone, daysBetween, formatInZone, utcMsToDate } from './zoned-time.ts';
 
 /** How far ahead `next_available` looks. */
@@ -223,11 +221,12 @@ export class DirectoryService {
     const rules = this.rules(nowMs);
     const generated: GeneratedSlot[] = [];
     for (let date = start; date <= end; date = addDays(date, 1)) generated.push(...slotsOnDate(schedule, date));
+    const bookable = bookableCheck(schedule, rules);
     const slots: AvailabilityResponse['slots'] = generated.map((s) => ({
       date: s.date,
       start_time: s.start_time,
       end_time: s.end_time,
-      available: isBookable(schedule, s, rules),
+      available: bookable(s),
       timezone: row.timezone,
       starts_at: formatInZone(s.startsAtMs, row.timezone),
       ends_at: formatInZone(s.endsAtMs, row.timezone),
@@ -346,42 +345,13 @@ export class DirectoryService {
     return filters;
   }
 
-  /** Weekly hours, exceptions and occupied slots for these lawyers, for dates from..to. */
-  private async schedulesFor(
-    lawyers: ReadonlyArray<Pick<LawyerSummaryRow, 'id' | 'timezone'>>,
-    fromDate: string,
-    toDate: string,
-    nowMs: number,
-  ): Promise<Map<string, LawyerSchedule>> {
-    const ids = lawyers.map((l) => l.id);
-    const db = this.deps.database.db;
-    const [weekly, exceptions, occupied] = await Promise.all([
-      listWeeklyHours(db, ids),
-      listDateExceptions(db, ids, fromDate, toDate),
-      listOccupiedSlots(db, ids, fromDate, toDate, new Date(nowMs).toISOString()),
-    ]);
-    const out = new Map<string, { timezone: string; weekly: WeeklyHours[]; exceptions: Map<string, DateException[]>; busy: Set<string>; firstHoldExpiryMs: number }>();
-    for (const l of lawyers) out.set(l.id, { timezone: l.timezone, weekly: [], exceptions: new Map(), busy: new Set(), firstHoldExpiryMs: Infinity });
-    for (const w of weekly) out.get(w.lawyer_id)?.weekly.push(w);
-    for (const e of exceptions) {
-      const s = out.get(e.lawyer_id);
-      if (!s) continue;
-      const list = s.exceptions.get(e.date);
-      if (list) list.push(e);
-      else s.exceptions.set(e.date, [e]);
-    }
-    for (const o of occupied) {
-      const s = out.get(o.lawyer_id);
-      if (!s) continue;
-      s.busy.add(slotKey(o.slot_date, o.start_time));
-      if (o.status === 'held' && o.expires_at !== null) s.firstHoldExpiryMs = Math.min(s.firstHoldExpiryMs, Date.parse(o.expires_at));
-    }
-    return out;
+  private schedulesFor(lawyers: ReadonlyArray<Pick<LawyerSummaryRow, 'id'> & LawyerOffer>, fromDate: string, toDate: string, nowMs: number): Promise<Map<string, LawyerSchedule>> {
+    return loadSchedules(this.deps.database.db, lawyers, fromDate, toDate, nowMs);
   }
 
   /** next_available for each row, from the entries' cached values where they are still valid. */
   private async nextAvailableFor(
-    rows: ReadonlyArray<Pick<LawyerSummaryRow, 'id' | 'timezone'>>,
+    rows: ReadonlyArray<Pick<LawyerSummaryRow, 'id'> & LawyerOffer>,
     entries: readonly LawyerEntry[],
     nowMs: number,
   ): Promise<Array<string | null>> {

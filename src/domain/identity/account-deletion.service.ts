@@ -98,6 +98,7 @@ export const DELETION_DECISIONS = {
   idempotency_keys: { effect: 'kept', what: 'replays of API answers, purged after 24 hours' },
   booking_intents: { effect: 'anonymised', what: 'pending holds for the person expired; their client addresses erased; the intents stay as booking records' },
   slot_holds: { effect: 'ended', what: 'pending holds released; booked slots stay (the lawyer\'s calendar)' },
+  slot_cells: { effect: 'ended', what: 'the 15-minute cells of the released holds go with them; booked ones stay (the lawyer\'s calendar)' },
   consultations: { effect: 'kept', what: 'booking records (date, lawyer, price), six years: Código de Comercio art. 30; refused while one has not ended' },
   payment_attempts: { effect: 'kept', what: 'payment records (amount, provider reference), six years: Código de Comercio art. 30' },
   consultation_refunds: { effect: 'kept', what: 'refunds of the person\'s payments (amount, provider reference), six years: Código de Comercio art. 30' },
