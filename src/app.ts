@@ -5,6 +5,9 @@
 import { VerificationService } from './domain/lawyers/verification.service.ts';
 import { ApplicationService } from './domain/lawyers/application.service.ts';
 import { joinArea } from './site/join/join.routes.ts';
+import { lawyerPortalArea } from './site/lawyer/lawyer.routes.ts';
+import { PortalService } from './domain/lawyers/portal.service.ts';
+import { CalendarService } from './domain/lawyers/calendar.service.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -129,6 +132,10 @@ export interface App {
     verification: VerificationService;
     /** Lawyers applying to join (/join; docs/lawyers.md#joining-and-verification). */
     applications: ApplicationService;
+    /** The lawyer's portal: her profile, offer and photo (/lawyer; docs/lawyers.md#the-portal). */
+    lawyerPortal: PortalService;
+    /** Her weekly hours, date overrides and booking rules (/lawyer/calendar). */
+    lawyerCalendar: CalendarService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -426,6 +433,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
   const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
   const applications = new ApplicationService({ database, clock, caches: { directory: directoryCache } });
+  const lawyerPortal = new PortalService({ database, clock, caches: { directory: directoryCache } });
+  const lawyerCalendar = new CalendarService({ database, clock, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
@@ -451,6 +460,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
+      lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -485,5 +495,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, lawyerPortal, lawyerCalendar } };
 }

@@ -75,7 +75,7 @@ export function JoinSignedOutPage({ ctx }: { ctx: SiteContext }) {
 /** Field name → the pointer's localised message. */
 export type JoinErrors = Partial<Record<string, string>>;
 
-function Checkboxes({ name, legend, options, checked, error }: { name: string; legend: string; options: Array<{ value: string; label: string }>; checked: readonly string[]; error?: string }) {
+export function Checkboxes({ name, legend, options, checked, error }: { name: string; legend: string; options: Array<{ value: string; label: string }>; checked: readonly string[]; error?: string }) {
   const id = `f-${name}`;
   return (
     <fieldset class="field join-choices" id={id} aria-describedby={error ? `${id}-error` : undefined}>
