@@ -1306,7 +1306,7 @@ export const en = {
     overrideClosed: 'Closed all day',
     overrideHours: 'Other hours:',
     overrideAdd: 'Save this date',
-    overrideRemove: 'Remove {date}',
+    overrideRemove: 'Remove',
     closed: 'Closed',
     overrideSaved: 'The date is saved.',
     overrideRemoved: 'The date is removed: your weekly hours apply again.',

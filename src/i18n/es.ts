@@ -1279,7 +1279,7 @@ export const es: Messages = {
     overrideClosed: 'Cerrado todo el día',
     overrideHours: 'Otras horas:',
     overrideAdd: 'Guardar esta fecha',
-    overrideRemove: 'Quitar {date}',
+    overrideRemove: 'Quitar',
     closed: 'Cerrado',
     overrideSaved: 'La fecha está guardada.',
     overrideRemoved: 'Fecha quitada: vuelve a valer su horario semanal.',

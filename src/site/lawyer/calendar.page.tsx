@@ -150,7 +150,8 @@ export function CalendarPage({
                 <PostForm ctx={ctx} action="/lawyer/calendar/overrides/remove">
                   <input type="hidden" name="date" value={o.date} />
                   <button type="submit" class="secondary">
-                    {p.overrideRemove.replace('{date}', o.date)}
+                    {p.overrideRemove}
+                    <span class="visually-hidden"> {formatDay(o.date, locale)}</span>
                   </button>
                 </PostForm>
               </li>
