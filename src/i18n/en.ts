@@ -1292,7 +1292,7 @@ export const en = {
     buffer: 'Free time between consultations',
     horizon: 'How far ahead people may book',
     timezone: 'Your time zone',
-    zones: { 'Europe/Madrid': 'Peninsula, Balearic Islands, Ceuta and Melilla (Europe/Madrid)', 'Atlantic/Canary': 'Canary Islands (Atlantic/Canary)' } as Record<string, string>,
+    zones: { 'Europe/Madrid': 'Peninsula and Balearics (Madrid time)', 'Atlantic/Canary': 'Canary Islands (Canary time)' } as Record<string, string>,
     minutes: '{n} minutes',
     noBuffer: 'None',
     hours: '{n} hours',

@@ -1265,7 +1265,7 @@ export const es: Messages = {
     buffer: 'Tiempo libre entre consultas',
     horizon: 'Con cuánta antelación máxima se puede reservar',
     timezone: 'Su zona horaria',
-    zones: { 'Europe/Madrid': 'Península, Baleares, Ceuta y Melilla (Europe/Madrid)', 'Atlantic/Canary': 'Canarias (Atlantic/Canary)' } as Record<string, string>,
+    zones: { 'Europe/Madrid': 'Península y Baleares (hora peninsular)', 'Atlantic/Canary': 'Canarias (hora canaria)' } as Record<string, string>,
     minutes: '{n} minutos',
     noBuffer: 'Ninguno',
     hours: '{n} horas',

@@ -88,7 +88,7 @@ for (const target of databaseTargets()) {
       const csrf = csrfOf(await (await browser.get('/lawyer/profile')).text());
       const body = new FormData();
       body.append('_csrf', csrf);
-      body.append('photo', new Blob([file], { type }), name);
+      body.append('photo', new Blob([new Uint8Array(file)], { type }), name);
       return fetch(`${site}/lawyer/profile/photo`, {
         method: 'POST',
         headers: { accept: 'text/html', 'accept-language': 'en', origin: site, 'sec-fetch-site': 'same-origin', cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },

@@ -21,6 +21,7 @@ import {
   findPhoto,
   findPhotoMeta,
   listBios,
+  listPhotoMeta,
   replaceAreasAndLanguages,
   replaceBios,
   setSlotMinutes,
@@ -249,6 +250,17 @@ export class PortalService {
   async photoUrl(lawyerId: string): Promise<string | null> {
     const meta = await findPhotoMeta(this.db, lawyerId);
     return meta ? photoPath(lawyerId, meta.sha256) : null;
+  }
+
+  /** Photo URLs of several lawyers (cards, the public profile); lawyers without one are absent. */
+  async photoUrls(lawyerIds: readonly string[]): Promise<Map<string, string>> {
+    const metas = await listPhotoMeta(this.db, lawyerIds);
+    return new Map(metas.map((m) => [m.lawyer_id, photoPath(m.lawyer_id, m.sha256)]));
+  }
+
+  /** Her bios by language (ISO 639-1), for the public profile in the reader's language. */
+  bios(lawyerId: string): Promise<Record<string, string>> {
+    return listBios(this.db, lawyerId);
   }
 
   async overview(lawyer: LawyerTable): Promise<PortalOverview> {
