@@ -1212,6 +1212,7 @@ export const en = {
   portal: {
     navLabel: 'Lawyer portal',
     navHeading: 'Your practice',
+    fromJoin: 'Go to your lawyer portal',
     nav: { overview: 'Overview', profile: 'Profile', consultation: 'Consultation', calendar: 'Calendar', consultations: 'Consultations', earnings: 'Earnings', calendarFeed: 'Calendar feed' },
     notLawyerTitle: 'This area is for lawyers on Consulta',
     notLawyerText: 'Your account is not linked to a lawyer record. If you are a lawyer practising in Spain, apply to join: once you have applied, this is where you manage your profile, your consultation and your calendar.',

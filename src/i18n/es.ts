@@ -1185,6 +1185,7 @@ export const es: Messages = {
   portal: {
     navLabel: 'Portal del abogado',
     navHeading: 'Su despacho',
+    fromJoin: 'Ir a su portal de abogado',
     nav: { overview: 'Resumen', profile: 'Perfil', consultation: 'Consulta', calendar: 'Calendario', consultations: 'Consultas', earnings: 'Ingresos', calendarFeed: 'Calendario externo' },
     notLawyerTitle: 'Esta zona es para los abogados de Consulta',
     notLawyerText: 'Su cuenta no está vinculada a una ficha de abogado. Si ejerce la abogacía en España, solicite el alta: una vez enviada la solicitud, aquí gestionará su perfil, su consulta y su calendario.',

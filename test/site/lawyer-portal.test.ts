@@ -154,7 +154,16 @@ for (const target of databaseTargets()) {
 
       // Suspended with a reason: both shown.
       await dbx().updateTable('lawyers').set({ status: 'suspended', status_reason: 'Colegiación dada de baja' }).where('id', '=', unlisted.lawyer.id).execute();
-      assert.match(pageText(await (await unlisted.browser.get('/lawyer')).text()), /Suspended[\s\S]*Reason Colegiación dada de baja/);
+      const suspended = pageText(await (await unlisted.browser.get('/lawyer')).text());
+      assert.match(suspended, /Suspended[\s\S]*Reason Colegiación dada de baja/);
+      assert.doesNotMatch(suspended, /Verification by the operator/, 'no promise of a verification to come');
+
+      // An applicant: verification is what she waits for, and /join leads here.
+      const applicant = await signedIn('en');
+      await server.app.services.applications.apply({ userId: applicant.userId, email: `x-${n}@example.com` }, { name: 'Nueva Abogada', colegio: 'madrid', membershipNumber: '1', city: 'madrid', languages: ['es'], practiceAreas: ['residence'], fee: '50', consultationMinutes: '60', phone: 'on' });
+      assert.match(await (await applicant.browser.get('/join')).text(), /href="\/lawyer"/);
+      const waiting = pageText(await (await applicant.browser.get('/lawyer')).text());
+      assert.match(waiting, /Application received: waiting for verification[\s\S]*Verification by the operator[\s\S]*Your weekly hours\. Set your hours/);
     });
 
     it('profile: post/redirect/get; errors come back with the summary and what she typed, escaped', async () => {

@@ -182,6 +182,11 @@ export function JoinPendingPage({ ctx, application, already }: { ctx: SiteContex
         </Notice>
       ) : null}
       {pending ? <p>{t.join.pendingText.replace('{email}', a.contactEmail ?? ctx.user?.email ?? '')}</p> : null}
+      <p>
+        <a class="button" href="/lawyer">
+          {t.portal.fromJoin}
+        </a>
+      </p>
       <dl class="join-claim">
         <dt>{t.join.statusLabel}</dt>
         <dd>{t.join.status[a.status] ?? a.status}</dd>

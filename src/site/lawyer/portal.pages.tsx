@@ -124,6 +124,8 @@ export function OverviewPage({ ctx, overview }: { ctx: SiteContext; overview: Po
       : o.status === 'verified'
         ? t.portal.status.expired!
         : (t.portal.status[o.status] ?? o.status);
+  // Refused or suspended: the status and the operator's reason say it; "verification pending" would not be true.
+  const gaps = o.status === 'refused' || o.status === 'suspended' ? o.gaps.filter((g) => g !== 'verification') : o.gaps;
   return (
     <PortalLayout ctx={ctx} title={t.portal.overviewTitle} current="overview">
       <div class="portal-head">
@@ -145,11 +147,11 @@ export function OverviewPage({ ctx, overview }: { ctx: SiteContext; overview: Po
         <dt>{t.portal.listedLabel}</dt>
         <dd>{o.listed ? t.portal.listedYes : t.portal.listedNo}</dd>
       </dl>
-      {o.gaps.length > 0 ? (
+      {gaps.length > 0 ? (
         <section aria-labelledby="portal-missing">
           <h2 id="portal-missing">{t.portal.missingTitle}</h2>
           <ul class="portal-gaps">
-            {o.gaps.map((gap) => (
+            {gaps.map((gap) => (
               <li>
                 {t.portal.gap[gap]}{' '}
                 {FIX_HREF[gap] ? <a href={FIX_HREF[gap]}>{t.portal.fix[gap]}</a> : null}
