@@ -434,7 +434,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
   const applications = new ApplicationService({ database, clock, caches: { directory: directoryCache } });
   const lawyerPortal = new PortalService({ database, clock, caches: { directory: directoryCache } });
-  const lawyerCalendar = new CalendarService({ database, clock, caches: { directory: directoryCache } });
+  const lawyerCalendar = new CalendarService({ database, clock, defaultNoticeMinutes: config.minLeadTimeMinutes, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {

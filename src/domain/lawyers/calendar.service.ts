@@ -28,7 +28,7 @@ import { afterLawyerWrite } from './portal.service.ts';
 
 /** At most this many ranges on one weekday or one date (the form shows three). */
 export const RANGES_PER_DAY = 3;
-/** The platform's minimum notice when she never chose one (lawyers.min_notice_minutes null). */
+/** The platform's minimum notice when she never chose one (lawyers.min_notice_minutes null): MIN_LEAD_TIME_MINUTES' default. */
 export const DEFAULT_NOTICE_MINUTES = 120;
 
 export interface TimeRange {
@@ -70,6 +70,8 @@ export interface OverrideInput {
 export interface CalendarDeps {
   database: Database;
   clock: Clock;
+  /** What a notice never chosen means (the platform's MIN_LEAD_TIME_MINUTES); 120 when not given. */
+  defaultNoticeMinutes?: number;
   caches?: { directory?: { invalidate(): void; lawyersChanged?(ids: Iterable<string>): void } };
 }
 
@@ -142,7 +144,7 @@ export class CalendarService {
     }
     return {
       timezone: row.timezone,
-      noticeMinutes: row.min_notice_minutes ?? DEFAULT_NOTICE_MINUTES,
+      noticeMinutes: row.min_notice_minutes ?? this.deps.defaultNoticeMinutes ?? DEFAULT_NOTICE_MINUTES,
       bufferMinutes: row.buffer_minutes,
       horizonDays: row.horizon_days,
       consultationMinutes: row.consultation_minutes,
