@@ -157,6 +157,9 @@ for (const target of databaseTargets()) {
       assert.equal(profile.name, 'Amina Benali Ruiz');
       assert.equal(profile.consultation_fee_cents, 6550);
       assert.match(profile.bio, /^\[BEGIN UNTRUSTED TEXT [^\]]*\]\nAbogada de extranjería\. Arraigo y nacionalidad\.\n\[END UNTRUSTED TEXT/);
+      // get_lawyer_profile (MCP) answers with directory.getProfile, fenced by default: the same text.
+      const forAgents = await ctx.app.services.directory.getProfile(lawyer.id);
+      assert.match(forAgents.bio ?? '', /^\[BEGIN UNTRUSTED TEXT [^\]]*source=lawyer_bio[^\]]*\]\nAbogada de extranjería/);
 
       // Only an English bio: that one becomes the default.
       await portal().saveProfile(lawyer, { ...GOOD_PROFILE, bios: { es: '', en: 'Only English.' } });
