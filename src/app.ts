@@ -12,6 +12,9 @@ import { ApplicationReviewService } from './domain/lawyers/application-review.ts
 import { lawyerConsultationsArea } from './site/lawyer-consultations/lawyer-consultations.routes.ts';
 import { LawyerCancellationService } from './domain/booking/lawyer-cancellation.service.ts';
 import { LawyerConsultationsService } from './domain/booking/lawyer-consultations.service.ts';
+import { lawyerPortalArea } from './site/lawyer/lawyer.routes.ts';
+import { PortalService } from './domain/lawyers/portal.service.ts';
+import { CalendarService } from './domain/lawyers/calendar.service.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -142,6 +145,10 @@ export interface App {
     lawyerConsultations: LawyerConsultationsService;
     /** A lawyer cancelling a consultation, its refund, and the sweep of pending refunds. */
     lawyerCancellation: LawyerCancellationService;
+    /** The lawyer's portal: her profile, offer and photo (/lawyer; docs/lawyers.md#the-portal). */
+    lawyerPortal: PortalService;
+    /** Her weekly hours, date overrides and booking rules (/lawyer/calendar). */
+    lawyerCalendar: CalendarService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -447,6 +454,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.addHook('onClose', async () => {
     await calendarFeeds.close();
   });
+  const lawyerPortal = new PortalService({ database, clock, caches: { directory: directoryCache } });
+  const lawyerCalendar = new CalendarService({ database, clock, defaultNoticeMinutes: config.minLeadTimeMinutes, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
@@ -475,6 +484,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       joinArea({ applications }),
       calendarFeedArea({ calendarFeeds, database }),
       lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation }),
+      lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -509,5 +519,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar } };
 }

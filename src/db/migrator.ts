@@ -24,6 +24,7 @@ import * as m0024 from './migrations/0024-lawyers-side.ts';
 import * as m0026 from './migrations/0026-contact-messages.ts';
 import * as m0027 from './migrations/0027-wave3-shared.ts';
 import * as m0028 from './migrations/0028-slot-cells.ts';
+import * as m0029 from './migrations/0029-lawyer-portal.ts';
 import * as m0030 from './migrations/0030-lawyer-booking-feeds.ts';
 import * as m0031 from './migrations/0031-calendar-feeds.ts';
 
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0026-contact-messages': m0026,
   '0027-wave3-shared': m0027,
   '0028-slot-cells': m0028,
+  '0029-lawyer-portal': m0029,
   '0030-lawyer-booking-feeds': m0030,
   '0031-calendar-feeds': m0031,
 };

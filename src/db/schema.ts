@@ -141,6 +141,26 @@ export interface DateExceptionTable {
   slot_minutes: number | null;
 }
 
+/** A lawyer's bio in one language (0029); `lawyers.bio` stays the default the API shows. */
+export interface LawyerBioTable {
+  lawyer_id: string;
+  /** ISO 639-1. */
+  language: string;
+  bio: string;
+  updated_at: string;
+}
+
+/** A lawyer's photo (0029), stored in the database: JPEG, PNG or WebP, at most 2 MB. */
+export interface LawyerPhotoTable {
+  lawyer_id: string;
+  content_type: string;
+  /** SHA-256 of the bytes (hex): part of the photo's URL. */
+  sha256: string;
+  byte_size: number;
+  data_base64: string;
+  updated_at: string;
+}
+
 export interface ReviewTable {
   id: string;
   lawyer_id: string;
@@ -713,6 +733,8 @@ export interface DB {
   lawyer_verifications: LawyerVerificationTable;
   lawyer_weekly_hours: WeeklyHoursTable;
   lawyer_date_exceptions: DateExceptionTable;
+  lawyer_bios: LawyerBioTable;
+  lawyer_photos: LawyerPhotoTable;
   reviews: ReviewTable;
   slot_holds: SlotHoldTable;
   slot_cells: SlotCellTable;

@@ -542,7 +542,7 @@ for (const target of databaseTargets()) {
         /^\/booking\/test-mode$/,
         /^\/time-zone$/,
         /^\/(help|contact|legal|join)(\/|$)/,
-        /^\/lawyer(\/|$)/,
+        /^\/(lawyer|lawyer-photos)(\/|$)/,
         /^\/aviso-legal$/,
         /^\/lawyer\/calendar-feed(\/|$)/,
         /^\/docs\/(api|errors)(\/|$)/,

@@ -121,6 +121,8 @@ export const DELETION_DECISIONS = {
   lawyer_languages: { effect: 'unrelated', what: 'directory data' },
   lawyer_weekly_hours: { effect: 'unrelated', what: 'directory data' },
   lawyer_date_exceptions: { effect: 'unrelated', what: 'directory data' },
+  lawyer_bios: { effect: 'unrelated', what: 'directory data (her bio per language; the lawyer record blocks deletion)' },
+  lawyer_photos: { effect: 'unrelated', what: 'directory data (her photo; the lawyer record blocks deletion)' },
   lawyer_changes: { effect: 'unrelated', what: 'which lawyers changed, for other processes\' caches' },
   reviews: { effect: 'unrelated', what: 'directory data (imported reviews carry no account)' },
   directory_state: { effect: 'unrelated', what: 'a version counter' },

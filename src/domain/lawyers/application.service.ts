@@ -95,7 +95,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' && v !== '' ? [v] : []);
 
 /** One line of third-party text: trimmed, required or not, at most `max` characters, no control or invisible characters. */
-function shortText(raw: unknown, pointer: string, max: number, required: string | null, errors: FieldError[]): string | null {
+export function shortText(raw: unknown, pointer: string, max: number, required: string | null, errors: FieldError[]): string | null {
   const text = str(raw).trim();
   if (text === '') {
     if (required) errors.push({ pointer, detail: required });

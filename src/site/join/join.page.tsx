@@ -76,7 +76,7 @@ export function JoinSignedOutPage({ ctx }: { ctx: SiteContext }) {
 /** Field name → the pointer's localised message. */
 export type JoinErrors = Partial<Record<string, string>>;
 
-function Checkboxes({ name, legend, options, checked, error }: { name: string; legend: string; options: Array<{ value: string; label: string }>; checked: readonly string[]; error?: string }) {
+export function Checkboxes({ name, legend, options, checked, error }: { name: string; legend: string; options: Array<{ value: string; label: string }>; checked: readonly string[]; error?: string }) {
   const id = `f-${name}`;
   return (
     <fieldset class="field join-choices" id={id} aria-describedby={error ? `${id}-error` : undefined}>
@@ -183,6 +183,11 @@ export function JoinPendingPage({ ctx, application, already }: { ctx: SiteContex
         </Notice>
       ) : null}
       {pending ? <p>{t.join.pendingText.replace('{email}', a.contactEmail ?? ctx.user?.email ?? '')}</p> : null}
+      <p>
+        <a class="button" href="/lawyer">
+          {t.portal.fromJoin}
+        </a>
+      </p>
       <dl class="join-claim">
         <dt>{t.join.statusLabel}</dt>
         <dd>{t.join.status[a.status] ?? a.status}</dd>
