@@ -5,6 +5,11 @@
 import { VerificationService } from './domain/lawyers/verification.service.ts';
 import { ApplicationService } from './domain/lawyers/application.service.ts';
 import { joinArea } from './site/join/join.routes.ts';
+import { lawyerEarningsArea } from './site/lawyer-earnings/earnings.routes.ts';
+import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
+import { EarningsService } from './domain/payments/earnings.service.ts';
+import { PayoutsService } from './domain/payments/payouts.service.ts';
+import { FirmLawyersService } from './domain/access/firm-lawyers.service.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -129,6 +134,12 @@ export interface App {
     verification: VerificationService;
     /** Lawyers applying to join (/join; docs/lawyers.md#joining-and-verification). */
     applications: ApplicationService;
+    /** A lawyer's earnings from the payment ledger (docs/lawyers.md#earnings-and-payouts). */
+    earnings: EarningsService;
+    /** Her Stripe Connect Express account (docs/payments.md#connect). */
+    payouts: PayoutsService;
+    /** Firms' lawyers: invitations, her consent, what owners see (docs/keys-and-firms.md). */
+    firmLawyers: FirmLawyersService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -139,7 +150,8 @@ export interface App {
  * framing, forms post only to us — and to Stripe's Checkout when it is the payment provider.
  */
 function siteSecurityHeaders(config: Config): Record<string, string> {
-  const formAction = config.paymentProvider === 'stripe' ? "'self' https://checkout.stripe.com" : "'self'";
+  // Stripe: its Checkout, and Connect's onboarding (a lawyer setting up payouts).
+  const formAction = config.paymentProvider === 'stripe' ? "'self' https://checkout.stripe.com https://connect.stripe.com" : "'self'";
   return {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
@@ -361,7 +373,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
   const domainMetrics = metrics ?? undefined;
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail, metrics: domainMetrics });
-  const payments = new PaymentsService({ database, clock, config, booking, provider: createPaymentProvider(config, clock), logger: fastify.log, metrics: domainMetrics });
+  const paymentProvider = createPaymentProvider(config, clock);
+  const payments = new PaymentsService({ database, clock, config, booking, provider: paymentProvider, logger: fastify.log, metrics: domainMetrics });
+  const earnings = new EarningsService({ database, clock });
+  const payouts = new PayoutsService({ database, clock, provider: paymentProvider });
 
   const usage = new UsageService({ database, clock, limiter });
   const webhooks = new WebhookEndpointsService({ database, clock, config, accounts });
@@ -427,6 +442,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
   const applications = new ApplicationService({ database, clock, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
+  const firmLawyers = new FirmLawyersService({ database, clock, accounts, earnings });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
     config,
@@ -451,6 +467,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
+      lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl: config.siteUrl }),
+      firmLawyersArea({ firmLawyers }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -485,5 +503,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, earnings, payouts, firmLawyers } };
 }

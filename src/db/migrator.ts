@@ -23,6 +23,7 @@ import * as m0023 from './migrations/0023-request-log-query.ts';
 import * as m0024 from './migrations/0024-lawyers-side.ts';
 import * as m0026 from './migrations/0026-contact-messages.ts';
 import * as m0027 from './migrations/0027-wave3-shared.ts';
+import * as m0032 from './migrations/0032-earnings-connect.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0024-lawyers-side': m0024,
   '0026-contact-messages': m0026,
   '0027-wave3-shared': m0027,
+  '0032-earnings-connect': m0032,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */
