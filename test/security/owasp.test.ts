@@ -542,6 +542,7 @@ for (const target of databaseTargets()) {
         /^\/booking\/test-mode$/,
         /^\/time-zone$/,
         /^\/(help|contact|legal|join)(\/|$)/,
+        /^\/lawyer(\/|$)/,
         /^\/aviso-legal$/,
         /^\/docs\/(api|errors)(\/|$)/,
         /^\/(healthz|readyz|llms\.txt|metrics)$/,
