@@ -105,7 +105,7 @@ for (const target of databaseTargets()) {
       const res = await owner.client.get('/firms/bufete/lawyers');
       assert.equal(res.statusCode, 200);
       const page = pageText(res.body);
-      assert.match(page, /Friday, 27 November 2026 11:00–11:59 Lucía Fernández Ruiz Booked/);
+      assert.match(page, /Friday, 27 November 2026, 11:00–11:59 Lucía Fernández Ruiz · Booked/);
       assert.doesNotMatch(page, /2 October 2026 10:00/, 'bookings list from 30 days back');
       assert.match(page, /All the firm’s lawyers Consultations 2 People paid €120\.00 Refunded €60\.00 Platform’s share €6\.00 Yours €54\.00/);
       assert.doesNotMatch(page, /Pablo Gómez Sanz|€90\.00/, 'a lawyer not invited is not shown');
@@ -113,7 +113,7 @@ for (const target of databaseTargets()) {
       assert.doesNotMatch(page, /26 November/, 'never her calendar’s busy times');
       assert.equal(res.headers['cache-control'], 'private, no-store');
       const es = pageText((await owner.client.get('/firms/bufete/lawyers?lang=es')).body);
-      assert.match(es, /viernes, 27 de noviembre de 2026 11:00–11:59 Lucía Fernández Ruiz Reservada/);
+      assert.match(es, /viernes, 27 de noviembre de 2026, 11:00–11:59 Lucía Fernández Ruiz · Reservada/);
       await owner.client.get('/firms/bufete/lawyers?lang=en');
     });
 

@@ -53,7 +53,7 @@ export function FirmLawyersPage({ ctx, overview, bookings, earnings, form, flash
       </section>
 
       <section aria-labelledby="lawyers">
-        <h2 id="lawyers">{t.lawyer}</h2>
+        <h2 id="lawyers">{t.listTitle}</h2>
         {current.length === 0 ? (
           <p>{t.none}</p>
         ) : (
@@ -79,30 +79,20 @@ export function FirmLawyersPage({ ctx, overview, bookings, earnings, form, flash
         {bookings.length === 0 ? (
           <p>{t.noBookings}</p>
         ) : (
-          <div class="table-scroll" tabindex={0} role="region" aria-label={t.bookingsTitle}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t.date}</th>
-                  <th scope="col">{t.time}</th>
-                  <th scope="col">{t.lawyer}</th>
-                  <th scope="col">{t.status}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {bookings.map((b) => (
-                  <tr>
-                    <td>{formatDay(b.slot_date, ctx.locale)}</td>
-                    <td>
-                      {b.start_time.slice(0, 5)}–{b.end_time.slice(0, 5)}
-                    </td>
-                    <td>{b.lawyer_name}</td>
-                    <td>{ctx.t.earnings.statuses[b.status] ?? b.status}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul class="cards columns">
+            {bookings.map((b) => (
+              <li class="card" key={`${b.lawyer_id}${b.slot_date}${b.start_time}`}>
+                <p>
+                  <strong>
+                    {formatDay(b.slot_date, ctx.locale)}, {b.start_time.slice(0, 5)}–{b.end_time.slice(0, 5)}
+                  </strong>
+                </p>
+                <p class="meta">
+                  {b.lawyer_name} · {ctx.t.earnings.statuses[b.status] ?? b.status}
+                </p>
+              </li>
+            ))}
+          </ul>
         )}
       </section>
 

@@ -114,7 +114,7 @@ function FirmInvitations({ ctx, firms, flash }: { ctx: SiteContext; firms: Lawye
       <h2 id="firms">{t.lawyerTitle}</h2>
       {flash ? <Notice kind="ok" role="status">{flash}</Notice> : null}
       <p>{t.lawyerIntro}</p>
-      {invited.length > 0 ? (
+      {firms.length > 0 ? (
         <ul class="cards">
           {invited.map((f) => (
             <li class="card" key={f.firm_id}>
@@ -130,10 +130,6 @@ function FirmInvitations({ ctx, firms, flash }: { ctx: SiteContext; firms: Lawye
               </div>
             </li>
           ))}
-        </ul>
-      ) : null}
-      {accepted.length > 0 ? (
-        <ul class="cards">
           {accepted.map((f) => (
             <li class="card" key={f.firm_id}>
               <h3>{t.memberOf(f.name)}</h3>
