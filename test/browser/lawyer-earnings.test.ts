@@ -126,7 +126,7 @@ for (const target of databaseTargets()) {
       standIn.finishOnboarding(accountId, { payouts_enabled: false });
       await page.goto(`${site}/lawyer/earnings/connect/return`);
       assert.match(page.url(), /connect=returned/);
-      assert.match(await page.locator('main').innerText(), /Takes payments\s+Yes/);
+      assert.match(await page.locator('main').innerText(), /(Takes payments|Acepta pagos)\s+(Yes|Sí)/);
       await context.close();
       assert.deepEqual(await check(lawyerToken, '/lawyer/earnings?connect=returned', 'earnings-connected'), []);
     });
