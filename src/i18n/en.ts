@@ -1298,6 +1298,7 @@ export const en = {
     bookingsTitle: 'Bookings',
     bookingsIntro: 'From 30 days ago on, soonest first.',
     noBookings: 'No bookings.',
+    noEarnings: 'No consultations of the firm’s lawyers yet.',
     listTitle: 'Invited and accepted',
     earningsTitle: 'Earnings',
     earningsAll: 'All the firm’s lawyers',

@@ -1271,6 +1271,7 @@ export const es: Messages = {
     bookingsTitle: 'Reservas',
     bookingsIntro: 'Desde hace 30 días, las más próximas primero.',
     noBookings: 'No hay reservas.',
+    noEarnings: 'Aún no hay consultas de los profesionales del despacho.',
     listTitle: 'Invitaciones y aceptaciones',
     earningsTitle: 'Ingresos',
     earningsAll: 'Todo el despacho',

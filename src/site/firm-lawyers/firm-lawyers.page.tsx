@@ -99,7 +99,7 @@ export function FirmLawyersPage({ ctx, overview, bookings, earnings, form, flash
       <section aria-labelledby="earnings">
         <h2 id="earnings">{t.earningsTitle}</h2>
         {earnings.all.months.length === 0 ? (
-          <p>{ctx.t.earnings.none}</p>
+          <p>{t.noEarnings}</p>
         ) : (
           <>
             <div class="card">
