@@ -161,6 +161,15 @@ for (const target of databaseTargets()) {
       assert.match(page, /This is what Stripe says about your account now/);
       assert.match(page, /Takes payments Yes Pays out to your bank Not yet/);
 
+      // Stripe pauses charges (a requirement came due): the next checkout is a platform charge again.
+      const paused = standIn.finishOnboarding(row.account_id, { charges_enabled: false, payouts_enabled: false, details_submitted: true });
+      assert.equal((await webhook(paused)).statusCode, 200);
+      const { attempt, params } = await checkout();
+      assert.equal(attempt.destination_account, null);
+      assert.equal((params.payment_intent_data as Record<string, unknown>).transfer_data, undefined);
+      // And back once it takes charges again.
+      assert.equal((await webhook(standIn.finishOnboarding(row.account_id))).statusCode, 200);
+
       // Stripe down: she is told, nothing breaks.
       standIn.failNext(5, { path: /^\/v1\/accounts\// });
       const down = await her.client.get('/lawyer/earnings/connect/return');
