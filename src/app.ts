@@ -15,6 +15,11 @@ import { LawyerConsultationsService } from './domain/booking/lawyer-consultation
 import { lawyerPortalArea } from './site/lawyer/lawyer.routes.ts';
 import { PortalService } from './domain/lawyers/portal.service.ts';
 import { CalendarService } from './domain/lawyers/calendar.service.ts';
+import { lawyerEarningsArea } from './site/lawyer-earnings/earnings.routes.ts';
+import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
+import { EarningsService } from './domain/payments/earnings.service.ts';
+import { PayoutsService } from './domain/payments/payouts.service.ts';
+import { FirmLawyersService } from './domain/access/firm-lawyers.service.ts';
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -149,6 +154,12 @@ export interface App {
     lawyerPortal: PortalService;
     /** Her weekly hours, date overrides and booking rules (/lawyer/calendar). */
     lawyerCalendar: CalendarService;
+    /** A lawyer's earnings from the payment ledger (docs/lawyers.md#earnings-and-payouts). */
+    earnings: EarningsService;
+    /** Her Stripe Connect Express account (docs/payments.md#connect). */
+    payouts: PayoutsService;
+    /** Firms' lawyers: invitations, her consent, what owners see (docs/keys-and-firms.md). */
+    firmLawyers: FirmLawyersService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -159,7 +170,8 @@ export interface App {
  * framing, forms post only to us — and to Stripe's Checkout when it is the payment provider.
  */
 function siteSecurityHeaders(config: Config): Record<string, string> {
-  const formAction = config.paymentProvider === 'stripe' ? "'self' https://checkout.stripe.com" : "'self'";
+  // Stripe: its Checkout, and Connect's onboarding (a lawyer setting up payouts).
+  const formAction = config.paymentProvider === 'stripe' ? "'self' https://checkout.stripe.com https://connect.stripe.com" : "'self'";
   return {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
@@ -385,7 +397,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const payments = new PaymentsService({ database, clock, config, booking, provider: paymentProvider, logger: fastify.log, metrics: domainMetrics });
   // A lawyer's own consultations and her cancellations (docs/lawyers.md#her-bookings); refunds go through the same provider.
   const lawyerConsultations = new LawyerConsultationsService({ database, clock, siteUrl: config.siteUrl, limiter, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; calendar feed read let through') });
-  const lawyerCancellation = new LawyerCancellationService({ database, clock, mail, provider: paymentProvider, siteUrl: config.siteUrl, cache: directoryCache, logger: fastify.log, reverseTransfer: false });
+  const lawyerCancellation = new LawyerCancellationService({ database, clock, mail, provider: paymentProvider, siteUrl: config.siteUrl, cache: directoryCache, logger: fastify.log });
+  const earnings = new EarningsService({ database, clock });
+  const payouts = new PayoutsService({ database, clock, provider: paymentProvider });
 
   const usage = new UsageService({ database, clock, limiter });
   const webhooks = new WebhookEndpointsService({ database, clock, config, accounts });
@@ -457,6 +471,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const lawyerPortal = new PortalService({ database, clock, caches: { directory: directoryCache } });
   const lawyerCalendar = new CalendarService({ database, clock, defaultNoticeMinutes: config.minLeadTimeMinutes, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
+  const firmLawyers = new FirmLawyersService({ database, clock, accounts, earnings });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
     config,
@@ -485,6 +500,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       calendarFeedArea({ calendarFeeds, database }),
       lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation }),
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
+      lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl: config.siteUrl }),
+      firmLawyersArea({ firmLawyers }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -519,5 +536,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
 }

@@ -590,6 +590,11 @@ export interface PaymentAttemptTable {
   authorized_at: string | null;
   captured_at: string | null;
   voided_at: string | null;
+  // -- 0032-earnings-connect --
+  /** The lawyer's connected account a destination charge went to; null for a platform charge. */
+  destination_account?: string | null;
+  /** The platform's share (quote()) fixed when the attempt began; null on attempts made before 0032. */
+  platform_fee_cents?: number | null;
 }
 
 export interface PaymentEventTable {
@@ -784,6 +789,32 @@ export interface DB {
   oauth_client_profiles: OAuthClientProfileTable;
   // -- the contact form (0026-contact-messages) --
   contact_messages: ContactMessageTable;
+  // -- earnings, payouts and firms' lawyers (0032-earnings-connect) --
+  lawyer_payout_accounts: LawyerPayoutAccountTable;
+  firm_lawyers: FirmLawyerTable;
+}
+
+/** A lawyer's Stripe Connect Express account (0032) and what Stripe last said of it. */
+export interface LawyerPayoutAccountTable {
+  lawyer_id: string;
+  /** `stripe`. */
+  provider: string;
+  account_id: string;
+  charges_enabled: number;
+  payouts_enabled: number;
+  details_submitted: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A firm's invitation to a lawyer and her answer (0032): nothing is shared until she accepts. */
+export interface FirmLawyerTable {
+  firm_id: string;
+  lawyer_id: string;
+  status: 'invited' | 'accepted' | 'declined' | 'ended';
+  invited_by_user_id: string | null;
+  invited_at: string;
+  responded_at: string | null;
 }
 
 /** A message sent from the site's contact form (docs/site.md#contact). */

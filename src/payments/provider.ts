@@ -45,6 +45,19 @@ export interface CheckoutRequest {
   /** Our notion of now: the checkout's own expiry is computed from it. */
   now: Date;
   idempotencyKey: string;
+  /**
+   * A destination charge (Stripe Connect): the money goes to the lawyer's connected account and
+   * the platform keeps `applicationFeeCents` (quote()'s platform share). Absent: a platform charge.
+   */
+  destination?: { account: string; applicationFeeCents: number } | null;
+}
+
+/** A lawyer's connected (Stripe Connect Express) account, as the provider reports it. */
+export interface ConnectedAccountState {
+  accountId: string;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
 }
 
 export interface StartedCheckout {
@@ -62,6 +75,7 @@ export type PaymentState = 'authorized' | 'captured' | 'canceled' | 'pending';
 export type ProviderEvent =
   | { id: string; type: string; kind: 'checkout_completed'; checkoutRef: string; attemptId: string | null; paymentRef: string | null }
   | { id: string; type: string; kind: 'checkout_expired'; checkoutRef: string; attemptId: string | null }
+  | { id: string; type: string; kind: 'account_updated'; account: ConnectedAccountState }
   | { id: string; type: string; kind: 'other' };
 
 /** Thrown by `parseEvent` when the signature is missing, wrong or too old. */
@@ -118,6 +132,11 @@ export interface HostedPaymentProvider extends Settlement {
   paymentState(paymentRef: string): Promise<PaymentState>;
   /** Verifies the signature of a raw event body (throws `InvalidSignatureError`) and reads it. */
   parseEvent(rawBody: Buffer | string, signature: string | undefined, receivedAtMs: number): ProviderEvent;
+  /** Creates a lawyer's Express account (country ES); the same key returns the same account. */
+  createConnectedAccount(request: { lawyerId: string; email: string | null; idempotencyKey: string }): Promise<ConnectedAccountState>;
+  /** A one-time onboarding link for the account; Stripe sends her back to `returnUrl` (or `refreshUrl` once the link expired). */
+  onboardingLink(accountId: string, urls: { refreshUrl: string; returnUrl: string }): Promise<string>;
+  retrieveConnectedAccount(accountId: string): Promise<ConnectedAccountState>;
 }
 
 export type PaymentProvider = CardPaymentProvider | HostedPaymentProvider;

@@ -7,6 +7,7 @@
 import Stripe from 'stripe';
 import type {
   CheckoutRequest,
+  ConnectedAccountState,
   CheckoutState,
   HostedPaymentProvider,
   PaymentState,
@@ -83,7 +84,14 @@ export class StripePaymentProvider implements HostedPaymentProvider {
             },
           },
         ],
-        payment_intent_data: { capture_method: 'manual', metadata },
+        payment_intent_data: {
+          capture_method: 'manual',
+          metadata,
+          // A destination charge: the lawyer's account receives the payment less the platform's share.
+          ...(request.destination
+            ? { transfer_data: { destination: request.destination.account }, application_fee_amount: request.destination.applicationFeeCents }
+            : {}),
+        },
         metadata,
         client_reference_id: request.attemptId,
         customer_email: request.customerEmail,
@@ -183,6 +191,34 @@ export class StripePaymentProvider implements HostedPaymentProvider {
         ? { id: event.id, type: event.type, kind: 'checkout_completed', checkoutRef: session.id, attemptId, paymentRef: idOf(session.payment_intent) }
         : { id: event.id, type: event.type, kind: 'checkout_expired', checkoutRef: session.id, attemptId };
     }
+    if (event.type === 'account.updated') return { id: event.id, type: event.type, kind: 'account_updated', account: accountState(event.data.object) };
     return { id: event.id, type: event.type, kind: 'other' };
   }
+
+  async createConnectedAccount(request: { lawyerId: string; email: string | null; idempotencyKey: string }): Promise<ConnectedAccountState> {
+    const account = await this.stripe.accounts.create(
+      {
+        type: 'express',
+        country: 'ES',
+        ...(request.email ? { email: request.email } : {}),
+        capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+        metadata: { lawyer_id: request.lawyerId },
+      },
+      { idempotencyKey: request.idempotencyKey },
+    );
+    return accountState(account);
+  }
+
+  async onboardingLink(accountId: string, urls: { refreshUrl: string; returnUrl: string }): Promise<string> {
+    const link = await this.stripe.accountLinks.create({ account: accountId, type: 'account_onboarding', refresh_url: urls.refreshUrl, return_url: urls.returnUrl });
+    return link.url;
+  }
+
+  async retrieveConnectedAccount(accountId: string): Promise<ConnectedAccountState> {
+    return accountState(await this.stripe.accounts.retrieve(accountId));
+  }
+}
+
+function accountState(account: Stripe.Account): ConnectedAccountState {
+  return { accountId: account.id, chargesEnabled: account.charges_enabled === true, payoutsEnabled: account.payouts_enabled === true, detailsSubmitted: account.details_submitted === true };
 }

@@ -12,7 +12,14 @@
  *
  * Endpoints: POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id,
  * POST /v1/checkout/sessions/:id/expire, GET /v1/payment_intents/:id,
- * POST /v1/payment_intents/:id/capture, POST /v1/payment_intents/:id/cancel.
+ * POST /v1/payment_intents/:id/capture, POST /v1/payment_intents/:id/cancel; Connect:
+ * POST /v1/accounts (type express only), GET /v1/accounts/:id, POST /v1/account_links.
+ *
+ * A Checkout Session with `payment_intent_data[transfer_data][destination]` is checked as Stripe
+ * checks it (the account exists and can take charges; `application_fee_amount` is whole cents no
+ * greater than the total) and its PaymentIntent carries `transfer_data` and
+ * `application_fee_amount`. `finishOnboarding` plays the lawyer completing Stripe's onboarding
+ * and returns the signed `account.updated` event.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -72,6 +79,22 @@ export interface StandInPaymentIntent {
   metadata: Record<string, string>;
   created: number;
   livemode: false;
+  transfer_data: { destination: string } | null;
+  application_fee_amount: number | null;
+}
+
+export interface StandInAccount {
+  id: string;
+  object: 'account';
+  type: 'express';
+  country: string;
+  email: string | null;
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  details_submitted: boolean;
+  capabilities: Record<string, string>;
+  metadata: Record<string, string>;
+  created: number;
 }
 
 export interface SignedEvent {
@@ -135,6 +158,9 @@ export class StripeStandIn {
   readonly refunds: Array<{ id: string; object: 'refund'; payment_intent: string; amount: number; currency: string; status: 'succeeded'; reason: string | null; metadata: Record<string, string>; reverse_transfer: boolean; refund_application_fee: boolean; created: number }> = [];
   /** What the session was created with that the Session object does not echo. */
   readonly sessionParams = new Map<string, Record<string, unknown>>();
+  readonly accounts = new Map<string, StandInAccount>();
+  /** Account links handed out: url → the account and the URLs Stripe sends her back to. */
+  readonly accountLinks = new Map<string, { account: string; refresh_url: string; return_url: string; type: string }>();
   private readonly idempotent = new Map<string, StoredResponse>();
   private failures: Array<{ status: number; method?: string; path?: RegExp }> = [];
 
@@ -187,6 +213,7 @@ export class StripeStandIn {
     const params = this.sessionParams.get(sessionId)!;
     const intentData = (params.payment_intent_data ?? {}) as Record<string, unknown>;
     const manual = intentData.capture_method === 'manual';
+    const transfer = intentData.transfer_data as Record<string, unknown> | undefined;
     const intent: StandInPaymentIntent = {
       id: newId('pi'),
       object: 'payment_intent',
@@ -200,6 +227,8 @@ export class StripeStandIn {
       metadata: { ...((intentData.metadata ?? {}) as Record<string, string>) },
       created: this.nowSeconds(),
       livemode: false,
+      transfer_data: transfer ? { destination: String(transfer.destination) } : null,
+      application_fee_amount: intentData.application_fee_amount === undefined ? null : Number(intentData.application_fee_amount),
     };
     this.paymentIntents.set(intent.id, intent);
     session.status = 'complete';
@@ -207,6 +236,20 @@ export class StripeStandIn {
     session.payment_status = manual ? 'unpaid' : 'paid';
     session.payment_intent = intent.id;
     return { ok: true, event: this.signedEvent('checkout.session.completed', session), paymentIntent: intent };
+  }
+
+  /**
+   * The lawyer finishes Stripe's onboarding (or Stripe reviews her account): the account's
+   * capabilities change and the signed `account.updated` event is returned.
+   */
+  finishOnboarding(accountId: string, state: { charges_enabled?: boolean; payouts_enabled?: boolean; details_submitted?: boolean } = {}): SignedEvent {
+    const account = this.accounts.get(accountId);
+    if (!account) throw new Error(`no account ${accountId}`);
+    account.details_submitted = state.details_submitted ?? true;
+    account.charges_enabled = state.charges_enabled ?? true;
+    account.payouts_enabled = state.payouts_enabled ?? true;
+    account.capabilities = { card_payments: account.charges_enabled ? 'active' : 'inactive', transfers: account.charges_enabled ? 'active' : 'inactive' };
+    return this.signedEvent('account.updated', account);
   }
 
   /** A signed event carrying a snapshot of `object`; `timestamp` (s) and `secret` override the defaults. */
@@ -307,6 +350,9 @@ export class StripeStandIn {
     if (method === 'POST' && (m = /^\/v1\/payment_intents\/([^/]+)\/capture$/.exec(path))) return this.capture(m[1]!);
     if (method === 'POST' && (m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path))) return this.cancel(m[1]!, params);
     if (method === 'POST' && path === '/v1/refunds') return this.refund(params);
+    if (method === 'POST' && path === '/v1/accounts') return this.createAccount(params);
+    if (method === 'GET' && (m = /^\/v1\/accounts\/([^/]+)$/.exec(path))) return this.account(m[1]!);
+    if (method === 'POST' && path === '/v1/account_links') return this.createAccountLink(params);
     throw new ApiError(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` });
   }
 
@@ -339,6 +385,19 @@ export class StripeStandIn {
     if (intentData.capture_method !== undefined && !['automatic', 'automatic_async', 'manual'].includes(String(intentData.capture_method))) {
       throw paramInvalid('payment_intent_data[capture_method]', 'Invalid capture_method.');
     }
+    const transfer = intentData.transfer_data as Record<string, unknown> | undefined;
+    if (transfer !== undefined) {
+      const destination = this.accounts.get(String(transfer.destination));
+      if (!destination) throw paramInvalid('payment_intent_data[transfer_data][destination]', `No such destination: '${String(transfer.destination)}'`);
+      if (!destination.charges_enabled) {
+        throw paramInvalid('payment_intent_data[transfer_data][destination]', 'Your destination account needs to have at least one of the following capabilities enabled: transfers, crypto_transfers, legacy_payments');
+      }
+    }
+    if (intentData.application_fee_amount !== undefined) {
+      const fee = Number(intentData.application_fee_amount);
+      if (transfer === undefined) throw paramInvalid('payment_intent_data[application_fee_amount]', 'Can only apply an application_fee_amount when the PaymentIntent is attempting a direct payment (using an OAuth key or Stripe-Account header) or destination payment (using `transfer_data[destination]`).');
+      if (!Number.isInteger(fee) || fee < 0 || fee > total) throw paramInvalid('payment_intent_data[application_fee_amount]', 'Invalid application_fee_amount.');
+    }
     const allowed = params.allowed_payment_method_types as string[] | undefined;
     const id = newId('cs');
     const session: StandInSession = {
@@ -366,6 +425,45 @@ export class StripeStandIn {
     this.sessions.set(id, session);
     this.sessionParams.set(id, params);
     return session;
+  }
+
+  private createAccount(params: Record<string, unknown>): StandInAccount {
+    const paramInvalid = (param: string, message: string) => invalid(message, { code: 'parameter_invalid', param });
+    if (params.type !== 'express') throw paramInvalid('type', 'The stand-in implements type=express only.');
+    if (typeof params.country !== 'string' || !/^[A-Z]{2}$/.test(params.country)) throw paramInvalid('country', 'Invalid country.');
+    const account: StandInAccount = {
+      id: newId('acct'),
+      object: 'account',
+      type: 'express',
+      country: params.country,
+      email: typeof params.email === 'string' ? params.email : null,
+      charges_enabled: false,
+      payouts_enabled: false,
+      details_submitted: false,
+      capabilities: Object.fromEntries(Object.keys((params.capabilities ?? {}) as Record<string, unknown>).map((k) => [k, 'inactive'])),
+      metadata: { ...((params.metadata ?? {}) as Record<string, string>) },
+      created: this.nowSeconds(),
+    };
+    this.accounts.set(account.id, account);
+    return account;
+  }
+
+  private account(id: string): StandInAccount {
+    const account = this.accounts.get(id);
+    if (!account) throw new ApiError(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'account', message: `No such account: '${id}'` });
+    return account;
+  }
+
+  private createAccountLink(params: Record<string, unknown>): object {
+    const paramInvalid = (param: string, message: string) => invalid(message, { code: 'parameter_invalid', param });
+    const account = this.account(String(params.account));
+    if (params.type !== 'account_onboarding' && params.type !== 'account_update') throw paramInvalid('type', 'Invalid type.');
+    for (const key of ['refresh_url', 'return_url'] as const) {
+      if (typeof params[key] !== 'string' || !/^https?:\/\//.test(params[key])) throw paramInvalid(key, `Not a valid URL: ${key}.`);
+    }
+    const url = `${this.url}/setup/e/${account.id}/${randomBytes(8).toString('hex')}`;
+    this.accountLinks.set(url, { account: account.id, refresh_url: String(params.refresh_url), return_url: String(params.return_url), type: String(params.type) });
+    return { object: 'account_link', created: this.nowSeconds(), expires_at: this.nowSeconds() + 300, url };
   }
 
   private session(id: string): StandInSession {

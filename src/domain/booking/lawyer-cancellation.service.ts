@@ -69,11 +69,6 @@ export interface LawyerCancellationDeps {
   /** This process's cached lawyer rows (availability): dropped after the time is freed. */
   cache?: { lawyersChanged(ids: Iterable<string>): void };
   logger?: Logger;
-  /**
-   * Destination charges (Stripe Connect): refunds also reverse the transfer and the platform's
-   * fee. False until payments are destination charges.
-   */
-  reverseTransfer?: boolean;
 }
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
@@ -183,7 +178,9 @@ export class LawyerCancellationService {
           paymentRef: attempt.payment_ref,
           amountCents: refund.amount_cents,
           idempotencyKey: refund.id,
-          reverseTransfer: this.deps.reverseTransfer ?? false,
+          // A destination charge (Stripe Connect, docs/payments.md#connect): the refund also takes
+          // back the transfer to her account and the platform's fee, so both sides return in full.
+          reverseTransfer: attempt.destination_account != null,
           consultationId: refund.consultation_id,
         });
         return result.ok ? this.finish(refund, 'succeeded', result.ref, null) : this.finish(refund, 'failed', null, result.code);

@@ -129,6 +129,8 @@ export const DELETION_DECISIONS = {
   provinces: { effect: 'unrelated', what: 'reference data' },
   cities: { effect: 'unrelated', what: 'reference data' },
   practice_areas: { effect: 'unrelated', what: 'reference data' },
+  lawyer_payout_accounts: { effect: 'unrelated', what: 'a lawyer\'s payout account (Stripe Connect); the lawyer record is not deleted with an account (see lawyers)' },
+  firm_lawyers: { effect: 'unrelated', what: 'which lawyers accepted a firm\'s invitation; the firm\'s and the lawyer record\'s, not the person\'s (who invited is kept as an id)' },
   contact_messages: { effect: 'erased', what: 'messages sent from the contact form while signed in, or with the address; the copy emailed to the operator is outside the service' },
 } as const satisfies Record<string, { effect: 'erased' | 'anonymised' | 'ended' | 'kept' | 'unrelated'; what: string }>;
 

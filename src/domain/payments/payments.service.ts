@@ -22,6 +22,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { findIntentByToken } from '../../db/repositories/booking.repository.ts';
+import { findChargeableAccount, updatePayoutAccountState } from '../../db/repositories/earnings.repository.ts';
 import {
   findAttempt,
   findAttemptByCheckout,
@@ -252,6 +253,8 @@ export class PaymentsService {
         cancelUrl: urls.cancelUrl,
         now: this.deps.clock.now(),
         idempotencyKey: idempotencyKey(attempt.id, 'checkout'),
+        // Her connected account when it could take charges as the attempt began; else a platform charge.
+        destination: attempt.destination_account ? { account: attempt.destination_account, applicationFeeCents: attempt.platform_fee_cents ?? price(attempt, lawyer) } : null,
       });
     } catch (err) {
       this.count('provider_error');
@@ -291,6 +294,16 @@ export class PaymentsService {
     }
     if (event.kind === 'other') return { status: 'ignored' };
     const db = this.deps.database.db;
+    if (event.kind === 'account_updated') {
+      // A lawyer's connected account changed (onboarding finished, a requirement came due): store
+      // what it can do now. Accounts that are not a lawyer's of ours are ignored.
+      const nowIso = this.nowIso();
+      const applied = await db.transaction().execute(async (trx) => {
+        if (!(await tryRecordPaymentEvent(trx, { provider: 'stripe', event_id: event.id, type: event.type, received_at: nowIso }))) return 'duplicate' as const;
+        return (await updatePayoutAccountState(trx, event.account, nowIso)) ? ('applied' as const) : ('ignored' as const);
+      });
+      return { status: applied };
+    }
     const attempt = (await findAttemptByCheckout(db, event.checkoutRef)) ?? (event.attemptId ? await findAttempt(db, event.attemptId) : undefined);
     // Not one of ours (another integration on the same Stripe account).
     if (!attempt || attempt.provider !== 'stripe') return { status: 'ignored' };
@@ -494,6 +507,8 @@ export class PaymentsService {
 
     const { database } = this.deps;
     const nowIso = new Date(nowMs).toISOString();
+    // Stripe Connect: a destination charge to her account when it can take charges (docs/payments.md#connect).
+    const destination = this.deps.provider.flow === 'hosted' ? await findChargeableAccount(database.db, lawyer.id, this.deps.provider.name) : null;
     return database.db.transaction().execute(async (trx): Promise<Begun> => {
       const intent = await lockIntentForPayment(trx, database.dialect, loaded.intent.id);
       if (!intent) return { kind: 'not_found' };
@@ -516,6 +531,8 @@ export class PaymentsService {
         authorized_at: null,
         captured_at: null,
         voided_at: null,
+        destination_account: destination,
+        platform_fee_cents: price.platformShareCents,
       };
       if (!(await tryInsertAttempt(trx, attempt))) return { kind: 'busy', intent };
       return { kind: 'begun', attempt, intent, lawyer };
@@ -554,6 +571,11 @@ export class PaymentsService {
   private nowIso(): string {
     return this.deps.clock.now().toISOString();
   }
+}
+
+/** quote()'s platform share of an attempt begun before its share was recorded (0032). */
+function price(attempt: PaymentAttemptTable, lawyer: PaymentLawyerRow): number {
+  return quote({ consultation_fee_cents: attempt.amount_cents, platform_commission_percent: lawyer.platform_commission_percent }).platformShareCents;
 }
 
 /** Where an intent stands for paying at `nowMs` (ignoring attempts under way). */

@@ -90,7 +90,7 @@ export function SecretOnce({ ctx, label, value, warning }: { ctx: SiteContext; l
   );
 }
 
-export type FirmTab = 'overview' | 'members' | 'keys' | 'webhooks' | 'requests' | 'usage';
+export type FirmTab = 'overview' | 'members' | 'lawyers' | 'keys' | 'webhooks' | 'requests' | 'usage';
 
 /** The tabs of one firm's pages (`/firms/:slug/…`); each area renders its own tab's content. */
 export function FirmTabs({ ctx, slug, current }: { ctx: SiteContext; slug: string; current: FirmTab }) {
@@ -99,6 +99,7 @@ export function FirmTabs({ ctx, slug, current }: { ctx: SiteContext; slug: strin
   const tabs: Array<[FirmTab, string, string]> = [
     ['overview', base, t.firmOverview],
     ['members', `${base}/members`, t.firmMembers],
+    ['lawyers', `${base}/lawyers`, ctx.t.firmLawyers.nav],
     ['keys', `${base}/keys`, t.keys],
     ['webhooks', `${base}/webhooks`, t.webhooks],
     ['requests', `${base}/requests`, t.requests],
