@@ -199,7 +199,7 @@ for (const target of databaseTargets()) {
       const list = await me.client.get('/developer/requests');
       assert.equal(list.statusCode, 200);
       for (const body of [list.body, (await me.client.get(`/developer/requests/${raw}`)).body, (await me.client.get(`/developer/requests/${encoded}`)).body]) {
-        assert.ok(!/<svg|<script>alert/.test(body), 'the payload is never markup');
+        assert.ok(!/<svg\/onload|<script>alert/.test(body), 'the payload is never markup');
         assert.ok(!body.includes(token), 'the key never appears');
       }
       // Preact escapes <, & and " in text: the markup characters are entities, the rest as sent.
