@@ -45,8 +45,9 @@ describe('portal rules (pure)', () => {
     assert.deepEqual([...NOTICE_MINUTES], [60, 120, 240, 720, 1440, 2880]);
     assert.deepEqual([...HORIZON_DAYS], [14, 30, 60, 90]);
     assert.deepEqual([...TIME_ZONES], ['Europe/Madrid', 'Atlantic/Canary']);
-    for (const ok of ['00:00', '09:15', '23:45', '12:30:00']) assert.equal(isQuarterHour(ok), true, ok);
-    for (const bad of ['09:10', '24:00', '9:00', '12:30:15', '', 'noon', '09:15:00Z']) assert.equal(isQuarterHour(bad), false, bad);
+    // 24:00 ends a day (a range until midnight); it is never a start (the calendar service checks order).
+    for (const ok of ['00:00', '09:15', '23:45', '12:30:00', '24:00']) assert.equal(isQuarterHour(ok), true, ok);
+    for (const bad of ['09:10', '24:15', '25:00', '9:00', '12:30:15', '', 'noon', '09:15:00Z']) assert.equal(isQuarterHour(bad), false, bad);
   });
 
   it('profile: a good one is cleaned; every bad field is named', () => {

@@ -238,7 +238,7 @@ for (const target of databaseTargets()) {
       const html = await res.text();
       assert.equal(res.status, status, `${locale} ${label}: ${html.slice(0, 300)}`);
       // A part marked as another language (the English legal text on a French page) is that language's.
-      const own = html.replace(/<article class="prose" lang="en">[\s\S]*?<\/article>/, '');
+      const own = html.replace(/<article class="prose" lang="en"(?: dir="ltr")?>[\s\S]*?<\/article>/, '');
       assert.ok(html.includes(`<html lang="${locale}" dir="${textDirection(locale)}">`), `${locale} ${label}: <html lang dir>`);
       assert.deepEqual(leftovers(readableText(own), foreign(locale)), [], `${locale} ${label}: another language left on the page`);
       // Everything on the page comes from the sections a people-only language must fill (in
@@ -390,7 +390,8 @@ for (const target of databaseTargets()) {
           const html = await page(await browser.get(`/legal/${legal}`), 200, `legal ${legal}`);
           if (locale === 'es') assert.doesNotMatch(html, /<article class="prose" lang=/, `${legal}: the Spanish text`);
           else {
-            assert.match(html, /<article class="prose" lang="en">/, `${legal}: the English text, marked`);
+            // Marked English, and left to right on a right-to-left page.
+            assert.match(html, textDirection(locale) === 'rtl' ? /<article class="prose" lang="en" dir="ltr">/ : /<article class="prose" lang="en">/, `${legal}: the English text, marked`);
             assert.ok(shows(html, UNTRANSLATED_NOTE[locale]!), `${legal}: the note in the page's language`);
           }
         }
