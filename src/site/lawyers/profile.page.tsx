@@ -85,7 +85,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
       {bio ? (
         <>
           <h2>{t.lawyer.about}</h2>
-          <p class="bio">{bio}</p>
+          <p class="bio" dir="auto">{bio}</p>
         </>
       ) : null}
       <section aria-labelledby="reviews-heading">
@@ -113,7 +113,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
                     </>
                   ) : null}
                 </p>
-                <p class="review-text">{r.comment && r.comment.trim() !== '' ? r.comment : tt.noComment}</p>
+                <p class="review-text" dir="auto">{r.comment && r.comment.trim() !== '' ? r.comment : tt.noComment}</p>
               </li>
             ))}
           </ul>
