@@ -43,6 +43,7 @@ import { PaymentsService } from './domain/payments/payments.service.ts';
 import { createPaymentProvider } from './payments/index.ts';
 import { stripeWebhookRoutes } from './payments/stripe-webhook.routes.ts';
 import { DirectoryService } from './domain/directory/directory.service.ts';
+import { TrustService } from './domain/directory/trust.service.ts';
 import { createFencer } from './domain/directory/fence.ts';
 import { DirectoryCache } from './domain/directory/reference.service.ts';
 import { createAjv } from './domain/validation.ts';
@@ -57,6 +58,7 @@ import { lawyerRoutes } from './http/routes/lawyers.routes.ts';
 import { referenceRoutes } from './http/routes/reference.routes.ts';
 import { docsArea } from './site/docs/docs.routes.ts';
 import { homeArea } from './site/home/home.routes.ts';
+import { trustArea } from './site/trust/trust.routes.ts';
 import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
 import { confirmArea } from './site/booking/confirm.routes.ts';
@@ -119,6 +121,8 @@ export interface App {
   services: {
     directory: DirectoryService;
     directoryCache: DirectoryCache;
+    /** What the site shows beside a lawyer (badge facts, photo, offer, bios, reviews). */
+    trust: TrustService;
     keys: KeysService;
     accounts: AccountsService;
     webhooks: WebhookEndpointsService;
@@ -390,6 +394,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const directoryCache = new DirectoryCache(database, { refreshIntervalMs: config.directoryRefreshMs, clock, budgetMb: config.directoryCacheMb });
   const directory = new DirectoryService({ database, clock, config, fencer: createFencer(config.fenceSecret), cache: directoryCache });
+  const trust = new TrustService({ database, clock, cache: directoryCache });
   const idempotency = new IdempotencyService({ database, clock, leaseSeconds: config.idempotencyLeaseSeconds });
   const domainMetrics = metrics ?? undefined;
   const booking = new BookingService({ database, clock, config, cache: directoryCache, idempotency, mail, metrics: domainMetrics });
@@ -478,8 +483,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessions,
     routes: routeMethods,
     areas: [
-      homeArea(directory),
-      lawyerArea({ directory, booking, access }),
+      homeArea(directory, trust),
+      lawyerArea({ directory, booking, access, trust }),
+      trustArea(),
       docsArea(config),
       testModeArea,
       confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
@@ -536,5 +542,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
 }

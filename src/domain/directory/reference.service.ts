@@ -9,6 +9,7 @@
  * within `refreshIntervalMs` (DIRECTORY_REFRESH_MS). Time-dependent values carry their validity.
  */
 import { systemClock, type Clock } from '../../clock.ts';
+import type { LawyerTrust, ProfileTrust } from './trust.service.ts';
 import type { Database } from '../../db/database.ts';
 import type { LawyerProfileRow, LawyerSummaryRow } from '../../db/repositories/lawyer.repository.ts';
 import {
@@ -175,6 +176,10 @@ export interface LawyerEntry extends Weighed {
   reviews: Map<number, ReviewsResponse>;
   /** Keyed `start|end`. */
   availability: Map<string, Timed<AvailabilityResponse>>;
+  /** What the site's cards show beside her (TrustService), valid until her verification lapses. */
+  trust?: Timed<LawyerTrust>;
+  /** The profile's bios and reviews (TrustService). */
+  profileTrust?: ProfileTrust;
 }
 
 export interface SearchPage extends Weighed {

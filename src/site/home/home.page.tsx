@@ -4,8 +4,10 @@ import type { AvailabilityResponse, LawyerSummary } from '../../contract/directo
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select, euros } from '../ui/components.tsx';
 import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
-import { practiceAreaName } from '../../i18n/reference.ts';
+import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts';
+import type { LawyerTrust } from '../../domain/directory/trust.service.ts';
 import { Layout } from '../ui/layout.tsx';
+import { Avatar, OfferFacts, VerifiedBadge } from '../lawyers/trust.tsx';
 
 const shortDays = new Map<string, string>();
 /** `2026-11-30` → "lun 30" / "Mon 30": a time button's day, short enough for three buttons on a phone. */
@@ -54,10 +56,12 @@ export interface HomePageProps {
   times?: ReadonlyMap<string, AvailabilityResponse>;
   /** The free-text answer, when the person described their situation. */
   need?: NeedAnswer | null;
+  /** Each result's badge facts, photo, length and formats, by lawyer id (TrustService, batched). */
+  trust?: ReadonlyMap<string, LawyerTrust>;
   results: { total: number; page: number; hasMore: boolean; lawyers: readonly LawyerSummary[]; prev: string | null; next: string | null } | null;
 }
 
-export function HomePage({ ctx, values, errors, cities, areas, languages, results, need, times, once }: HomePageProps) {
+export function HomePage({ ctx, values, errors, cities, areas, languages, results, need, times, once, trust }: HomePageProps) {
   const { t } = ctx;
   return (
     <Layout ctx={ctx} title={t.home.title} section="search">
@@ -93,7 +97,7 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
           <p>{t.home.fixErrors}</p>
         </Notice>
       ) : null}
-      {results ? <Results ctx={ctx} results={results} times={times ?? new Map()} once={once ?? ''} /> : null}
+      {results ? <Results ctx={ctx} results={results} times={times ?? new Map()} once={once ?? ''} trust={trust ?? new Map()} /> : null}
     </Layout>
   );
 }
@@ -182,7 +186,7 @@ function NeedForm({ ctx, need }: { ctx: SiteContext; need: NeedAnswer | null }) 
   );
 }
 
-function Results({ ctx, results, times, once }: { ctx: SiteContext; results: NonNullable<HomePageProps['results']>; times: ReadonlyMap<string, AvailabilityResponse>; once: string }) {
+function Results({ ctx, results, times, once, trust }: { ctx: SiteContext; results: NonNullable<HomePageProps['results']>; times: ReadonlyMap<string, AvailabilityResponse>; once: string; trust: ReadonlyMap<string, LawyerTrust> }) {
   const { t } = ctx;
   return (
     <section aria-labelledby="results-heading">
@@ -190,17 +194,24 @@ function Results({ ctx, results, times, once }: { ctx: SiteContext; results: Non
       {results.lawyers.length === 0 ? <p>{t.home.noResults}</p> : null}
       <ul class="cards columns">
         {results.lawyers.map((l) => (
-          <li class="card">
-            <h3>
-              <a href={`/lawyers/${l.id}`}>{l.name}</a>
-            </h3>
+          <li class="card lawyer-card">
+            <div class="lawyer-head">
+              <Avatar ctx={ctx} name={l.name} photoUrl={trust.get(l.id)?.photoUrl ?? null} size={56} />
+              <div>
+                <h3>
+                  <a href={`/lawyers/${l.id}`}>{l.name}</a>
+                </h3>
+                <VerifiedBadge ctx={ctx} />
+              </div>
+            </div>
             <p class="meta">
               {l.city} · {l.practice_areas.map((a) => practiceAreaName(ctx.locale, a.slug, a.name)).join(comma(ctx.locale))}
             </p>
-            <p>
-              <span class="price">{euros(l.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation}
+            <p class="meta">
+              {t.lawyer.speaks(listOf(ctx.locale, l.languages.map((code) => languageName(ctx.locale, code))))}
               {l.average_rating !== null ? ` · ${t.lawyer.rating(l.average_rating)}` : ''}
             </p>
+            <OfferFacts ctx={ctx} trust={trust.get(l.id)} feeCents={l.consultation_fee_cents} />
             <p class="meta">{l.next_available ? t.lawyer.nextAvailable(formatDay(l.next_available, ctx.locale)) : t.lawyer.noneSoon}</p>
             <FirstTimes ctx={ctx} availability={times.get(l.id)} once={once} />
             <p>

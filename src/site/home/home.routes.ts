@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
 import { SearchQuerySchema, type SearchQuery, type SearchResponse } from '../../contract/directory.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import type { TrustService } from '../../domain/directory/trust.service.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { PracticeAreaNode, ReferenceData } from '../../domain/directory/reference.service.ts';
 import type { Locale } from '../../i18n/index.ts';
@@ -81,7 +82,7 @@ function pageKey(answer: SearchResponse, parts: ReadonlyArray<object | null>): o
   return key;
 }
 
-export function homeArea(directory: DirectoryService) {
+export function homeArea(directory: DirectoryService, trustService: TrustService) {
   const validate = createAjv({ strict: false }).compile<SearchQuery>(SearchQuerySchema);
   return async (site: FastifyInstance) => {
     site.get('/', { schema: { hide: true } }, async (request, reply) => {
@@ -115,11 +116,14 @@ export function homeArea(directory: DirectoryService) {
       // Each card's first three free times, from the directory's availability cache.
       const free = answer ? await Promise.all(answer.lawyers.map((l) => directory.firstFreeSlots(l.id, l.next_available, 3))) : [];
       const times = new Map(free.filter((a) => a !== null).map((a) => [a.lawyer_id, a]));
-      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, once: randomBytes(12).toString('base64url') }), 400);
+      // Badges, photos, lengths and formats of the whole page at once (cached per lawyer, never a query per card).
+      const trust = answer ? await trustService.forLawyers(answer.lawyers.map((l) => l.id)) : new Map<string, never>();
+      const trustParts = answer ? answer.lawyers.map((l) => trust.get(l.id) ?? null) : [];
+      if (Object.keys(errors).length > 0) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, trust, once: randomBytes(12).toString('base64url') }), 400);
       // Free text is not cached: any text makes its own URL, and would push real pages out.
-      if (need) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, once: randomBytes(12).toString('base64url') }));
-      const key = answer ? pageKey(answer, free) : ref;
-      return reply.cachedPage(key, (c, once) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null, times, once }));
+      if (need) return reply.page(h(HomePage, { ctx, values, errors, ...lists(ref, ctx.locale), results, need, times, trust, once: randomBytes(12).toString('base64url') }));
+      const key = answer ? pageKey(answer, [...free, ...trustParts]) : ref;
+      return reply.cachedPage(key, (c, once) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null, times, trust, once }));
     });
   };
 }

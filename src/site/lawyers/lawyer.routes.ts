@@ -9,6 +9,7 @@ import { h } from 'preact';
 import type { AccessService } from '../../domain/access/access.service.ts';
 import type { BookingService } from '../../domain/booking/booking.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
+import type { TrustService } from '../../domain/directory/trust.service.ts';
 import { addDays } from '../../domain/directory/zoned-time.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { SiteContext } from '../context.ts';
@@ -24,6 +25,7 @@ export interface LawyerAreaDeps {
   directory: DirectoryService;
   booking: BookingService;
   access: AccessService;
+  trust: TrustService;
 }
 
 /** Hidden or unknown lawyers (and malformed ids) are the site's 404 page. */
@@ -32,11 +34,22 @@ async function orNotFound<T>(id: string, load: () => Promise<T>): Promise<T> {
   return load();
 }
 
-export function lawyerArea({ directory, booking, access }: LawyerAreaDeps) {
+/** The profile page's cache key: a new key when the profile, its trust facts or its bios/reviews changed. */
+const profileKeys = new WeakMap<object, { trust: object | null; extras: object; key: object }>();
+function profileKey(lawyer: object, trust: object | null, extras: object): object {
+  const known = profileKeys.get(lawyer);
+  if (known && known.trust === trust && known.extras === extras) return known.key;
+  const key = {};
+  profileKeys.set(lawyer, { trust, extras, key });
+  return key;
+}
+
+export function lawyerArea({ directory, booking, access, trust: trustService }: LawyerAreaDeps) {
   return async (site: FastifyInstance) => {
     site.get<{ Params: { id: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
       const lawyer = await orNotFound(request.params.id, () => directory.getProfile(request.params.id, { fenced: false }));
-      return reply.cachedPage(lawyer, (ctx) => h(ProfilePage, { ctx, lawyer }));
+      const [trust, extras] = await Promise.all([trustService.forLawyers([lawyer.id]).then((m) => m.get(lawyer.id)), trustService.forProfile(lawyer.id)]);
+      return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras }));
     });
 
     /** The lawyer's free times from `startDate` (default today), and the page that shows them. */

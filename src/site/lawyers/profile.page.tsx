@@ -1,22 +1,44 @@
-/** The lawyer's public profile (profile_url). The bio is shown as escaped plain text. */
+/**
+ * The lawyer's public profile (profile_url): who she is and why she can be trusted (badge, what
+ * was checked, photo or initials, reviews — docs/site.md#trust), her offer, and her bio in the
+ * reader's language when she wrote one. Every third-party text is shown as escaped plain text.
+ */
 import type { LawyerProfile } from '../../contract/directory.ts';
+import { bioFor, type LawyerTrust, type ProfileTrust } from '../../domain/directory/trust.service.ts';
 import type { SiteContext } from '../context.ts';
-import { euros } from '../ui/components.tsx';
 import { formatDay } from '../../i18n/format.ts';
 import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
+import { Avatar, OfferFacts, VERIFY_PAGE, VerifiedBadge } from './trust.tsx';
 
-export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: LawyerProfile }) {
+export interface ProfilePageProps {
+  ctx: SiteContext;
+  lawyer: LawyerProfile;
+  trust: LawyerTrust | undefined;
+  extras: ProfileTrust;
+}
+
+export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps) {
   const { t } = ctx;
+  const tt = t.lawyer.trust;
+  const bio = bioFor(ctx.locale, extras.bios, p.bio);
+  const v = trust?.verification ?? null;
+  const reviewCount = trust?.reviewCount ?? extras.reviews.length;
   return (
     <Layout ctx={ctx} title={p.name}>
-      <h1>{p.name}</h1>
+      <div class="profile-head">
+        <Avatar ctx={ctx} name={p.name} photoUrl={trust?.photoUrl ?? null} size={96} />
+        <div>
+          <h1>{p.name}</h1>
+          <VerifiedBadge ctx={ctx} />
+          <p class="meta">
+            {p.city} · {t.lawyer.speaks(listOf(ctx.locale, p.languages.map((code) => languageName(ctx.locale, code))))}
+          </p>
+        </div>
+      </div>
+      <OfferFacts ctx={ctx} trust={trust} feeCents={p.consultation_fee_cents} />
       <p class="meta">
-        {p.city} · {t.lawyer.speaks(listOf(ctx.locale, p.languages.map((code) => languageName(ctx.locale, code))))}
-      </p>
-      <p>
-        <span class="price">{euros(p.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation}
-        {p.average_rating !== null ? ` · ${t.lawyer.rating(p.average_rating)}` : ''}
+        {p.average_rating !== null ? `${t.lawyer.rating(p.average_rating)} · ${tt.reviewCount(reviewCount)}` : tt.reviewCount(reviewCount)}
         {p.total_bookings !== null ? ` · ${t.lawyer.bookings(p.total_bookings)}` : ''}
       </p>
       <p>
@@ -25,6 +47,32 @@ export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: Lawy
           {t.lawyer.seeTimes}
         </a>
       </p>
+      {v ? (
+        <section class="card checked" aria-labelledby="checked-heading">
+          <h2 id="checked-heading">{tt.checked}</h2>
+          <dl class="facts">
+            <dt>{tt.colegio}</dt>
+            <dd>{v.colegio}</dd>
+            {v.membershipNumber ? (
+              <>
+                <dt>{tt.number}</dt>
+                <dd>{v.membershipNumber}</dd>
+              </>
+            ) : null}
+            <dt>{tt.checkedOn}</dt>
+            <dd>
+              <time datetime={v.verifiedOn}>{formatDay(v.verifiedOn, ctx.locale)}</time>
+            </dd>
+            <dt>{tt.validUntil}</dt>
+            <dd>
+              <time datetime={v.validUntil}>{formatDay(v.validUntil, ctx.locale)}</time>
+            </dd>
+          </dl>
+          <p>
+            <a href={VERIFY_PAGE}>{tt.howWeVerify}</a>
+          </p>
+        </section>
+      ) : null}
       <h2>{t.lawyer.areas}</h2>
       <ul>
         {p.practice_areas.map((a) => (
@@ -34,12 +82,43 @@ export function ProfilePage({ ctx, lawyer: p }: { ctx: SiteContext; lawyer: Lawy
           </li>
         ))}
       </ul>
-      {p.bio ? (
+      {bio ? (
         <>
           <h2>{t.lawyer.about}</h2>
-          <p class="bio">{p.bio}</p>
+          <p class="bio" dir="auto">{bio}</p>
         </>
       ) : null}
+      <section aria-labelledby="reviews-heading">
+        <h2 id="reviews-heading">
+          {tt.reviews} <small class="meta">({tt.reviewCount(reviewCount)})</small>
+        </h2>
+        {extras.reviews.length === 0 ? (
+          <p>{tt.noReviews}</p>
+        ) : (
+          <ul class="reviews">
+            {extras.reviews.map((r) => (
+              <li class="card">
+                <p>
+                  <span class="stars" aria-hidden="true">
+                    {'★'.repeat(Math.round(r.rating))}
+                    {'☆'.repeat(5 - Math.round(r.rating))}
+                  </span>{' '}
+                  <span class="visually-hidden">{tt.stars(r.rating)}</span>
+                  {r.date ? (
+                    <>
+                      {' · '}
+                      <time class="meta" datetime={r.date.slice(0, 10)}>
+                        {formatDay(r.date.slice(0, 10), ctx.locale)}
+                      </time>
+                    </>
+                  ) : null}
+                </p>
+                <p class="review-text" dir="auto">{r.comment && r.comment.trim() !== '' ? r.comment : tt.noComment}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
       <h2>{t.lawyer.bars}</h2>
       <ul>
         {p.bar_memberships.map((b) => (

@@ -49,6 +49,7 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
   const helpLinks: FooterLink[] = [
     { href: '/help', text: f.footer.helpCentre, current: current('help') },
     { href: '/contact', text: f.footer.contact, current: current('contact') },
+    { href: '/help/verification', text: t.lawyer.trust.howWeVerify },
   ];
   const legalLinks: FooterLink[] = [
     { href: '/legal/aviso-legal', text: f.legalNav.notice },
