@@ -27,7 +27,10 @@ export interface WeekStrip {
   days: StripDay[];
   /** The chosen day (one with free times), or null when the week has none. */
   selected: string | null;
-  /** Whether the lawyer has times (free or taken) after this week: a next week to show. */
+  /**
+   * Whether the window holds free times after this week (it covers all of the next week): a next
+   * week to link to. Past the lawyer's horizon, times are generated but never free, so the links stop there.
+   */
   hasLater: boolean;
 }
 
@@ -57,8 +60,9 @@ export function weekStrip(a: AvailabilityResponse, week: string, today: string, 
   const free = new Map<string, Slot[]>();
   let hasLater = false;
   for (const s of a.slots) {
+    if (!s.available) continue;
     if (s.date > sunday) hasLater = true;
-    if (!s.available || s.date < week || s.date > sunday) continue;
+    if (s.date < week || s.date > sunday) continue;
     const list = free.get(s.date) ?? [];
     list.push(s);
     free.set(s.date, list);
