@@ -24,7 +24,7 @@ function stripDays(html: string): Array<{ cls: string; href: string | null; curr
     cls: cls!,
     href: /<a href="([^"]+)"/.exec(inner!)?.[1]?.replaceAll('&amp;', '&') ?? null,
     current: /aria-current="date"/.test(inner!),
-    label: /aria-label="([^"]+)"/.exec(inner!)?.[1] ?? /class="visually-hidden">([^<]+)</.exec(inner!)?.[1] ?? '',
+    label: /class="visually-hidden">([^<]+)</.exec(inner!)?.[1] ?? '',
   }));
 }
 const slotDates = (html: string) => [...new Set([...html.matchAll(/name="slot" value="(\d{4}-\d{2}-\d{2})\|/g)].map((m) => m[1]))];

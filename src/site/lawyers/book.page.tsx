@@ -33,14 +33,14 @@ function part(kind: 'weekday' | 'day', locale: string): Intl.DateTimeFormat {
   const key = `${kind}|${locale}`;
   let f = dayParts.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(intlTag(locale), kind === 'weekday' ? { weekday: 'short', timeZone: 'UTC' } : { day: 'numeric', month: 'short', timeZone: 'UTC' });
+    f = new Intl.DateTimeFormat(intlTag(locale), kind === 'weekday' ? { weekday: 'short', timeZone: 'UTC' } : { day: 'numeric', timeZone: 'UTC' });
     dayParts.set(key, f);
   }
   return f;
 }
 /** "lun", "Mon", "الاثنين": the strip's short day name. */
 const weekday = (date: string, locale: string) => part('weekday', locale).format(new Date(`${date}T12:00:00Z`));
-/** "30 nov": the strip's date. */
+/** "30": the strip's day of the month (the full date is in its name and the heading). */
 const dayNumber = (date: string, locale: string) => part('day', locale).format(new Date(`${date}T12:00:00Z`));
 
 export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next }: BookPageProps) {
@@ -80,25 +80,25 @@ export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, 
         <ol class="week-days">
           {strip.days.map((d) => {
             const label = `${formatDay(d.date, ctx.locale)}${comma(ctx.locale)}${d.today ? `${t.book.today}${comma(ctx.locale)}` : ''}${t.book.freeCount(d.slots.length)}`;
+            const cls = ['week-day', d.today ? 'is-today' : '', d.slots.length === 0 ? 'is-empty' : '', d.date === strip.selected ? 'is-selected' : ''].filter(Boolean).join(' ');
+            // What the day shows ("jue", "26", "5") starts its name, and the rest is said after
+            // it, so a voice-control user can say what they see (WCAG 2.5.3).
             const face = (
               <>
                 <span class="wd">{weekday(d.date, ctx.locale)}</span>
                 <span class="dn">{dayNumber(d.date, ctx.locale)}</span>
                 <span class="dc">{d.slots.length > 0 ? d.slots.length : '–'}</span>
+                <span class="visually-hidden">{` (${label})`}</span>
               </>
             );
-            const cls = ['week-day', d.today ? 'is-today' : '', d.slots.length === 0 ? 'is-empty' : '', d.date === strip.selected ? 'is-selected' : ''].filter(Boolean).join(' ');
             return (
               <li class={cls}>
                 {d.slots.length > 0 ? (
-                  <a href={dayLink(d.date)} aria-label={label} aria-current={d.date === strip.selected ? 'date' : undefined}>
+                  <a href={dayLink(d.date)} aria-current={d.date === strip.selected ? 'date' : undefined}>
                     {face}
                   </a>
                 ) : (
-                  <span>
-                    <span class="visually-hidden">{label}</span>
-                    <span aria-hidden="true">{face}</span>
-                  </span>
+                  <span>{face}</span>
                 )}
               </li>
             );
