@@ -138,6 +138,29 @@ for (const target of databaseTargets()) {
       assert.doesNotMatch(text, /Atlantic\/Canary/);
     });
 
+    it('adds the person\'s own time when their zone (from the site) differs from the lawyer\'s; not for a zone of the same time, a bogus one, or in the lawyer\'s notice', async () => {
+      const user = await createUser(ctx, 'ana@example.com');
+      await ctx.database.db.updateTable('users').set({ locale: 'es' }).where('id', '=', user).execute();
+      const intent = await hold(canary, '11');
+      assert.equal((await ctx.app.services.booking.confirm(intent.token, user, { personZone: 'America/Bogota' })).outcome, 'confirmed');
+      const [receipt] = await mailTo('ana@example.com');
+      const text = receipt!.text ?? '';
+      // 11:00 in the Canaries (UTC+0) is 06:00 in Bogotá (UTC−5), the same day.
+      assert.match(text, /Cuándo:\s+martes,? 24 de noviembre de 2026, 11:00–12:00 \(hora de Canarias, UTC\+00:00\)/);
+      assert.match(text, /En tu hora:\s+martes,? 24 de noviembre de 2026, 06:00–07:00 \([^)]*Colombia[^)]*, UTC-05:00\)/);
+      const [notice] = await mailTo('nadia@despacho.example').then((all) => all.filter((m) => (m.text ?? '').includes(intent.id)));
+      assert.doesNotMatch(notice!.text ?? '', /06:00/);
+
+      // A zone of the same wall-clock time as the lawyer's (Lisbon = the Canaries in winter), or one that is not a zone: no second line.
+      for (const [email, zone, hour] of [['lisboa@example.com', 'Europe/Lisbon', '12'], ['bogus@example.com', 'Mars/Olympus', '13']] as const) {
+        const other = await createUser(ctx, email);
+        const h = await hold(canary, hour);
+        assert.equal((await ctx.app.services.booking.confirm(h.token, other, { personZone: zone })).outcome, 'confirmed');
+        const [mail] = await mailTo(email);
+        assert.doesNotMatch(mail!.text ?? '', /your time|tu hora/i, zone);
+      }
+    });
+
     it('a lawyer without a contact email gets no notice; the person still gets the receipt', async () => {
       const user = await createUser(ctx, 'eva@example.com');
       const before = smtp.messages.length;

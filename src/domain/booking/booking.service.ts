@@ -257,8 +257,10 @@ export class BookingService {
    * Confirms by the token of the confirmation_url, for a signed-in user, before expiry:
    * pending → confirmed, the slot booked for good, the consultation recorded, the event written,
    * the receipt (to `userId`) and the lawyer's notice queued; they are sent once this committed.
+   * `personZone`: the confirming person's time zone as the site knows it (its `consulta_tz`
+   * cookie), for the receipt to show their own time beside the lawyer's; not stored.
    */
-  async confirm(token: string, userId: string): Promise<ConfirmOutcome> {
+  async confirm(token: string, userId: string, options: { personZone?: string | null | undefined } = {}): Promise<ConfirmOutcome> {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     let mailIds: string[] = [];
@@ -294,7 +296,7 @@ export class BookingService {
       await incrementTotalBookings(trx, confirmed.lawyer_id);
       await recordLawyerChanges(trx, [confirmed.lawyer_id], nowIso);
       await insertOutboxEvents(trx, this.events([confirmed], 'booking_intent.confirmed', nowIso));
-      if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now);
+      if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now, options.personZone ?? null);
       return { outcome: 'confirmed', intent: confirmed };
     });
     // Counted after the commit: a rolled-back confirmation or expiry never happened.
@@ -314,14 +316,14 @@ export class BookingService {
    * notice in the confirming transaction: they exist exactly when the confirmation does, and a
    * second confirmation of the same intent (already confirmed) queues nothing.
    */
-  private async queueConfirmationMail(trx: Executor, mail: MailQueue, intent: BookingIntentTable, userId: string, now: Date): Promise<string[]> {
+  private async queueConfirmationMail(trx: Executor, mail: MailQueue, intent: BookingIntentTable, userId: string, now: Date, personZone: string | null): Promise<string[]> {
     const user = await findUserById(trx, userId);
     const lawyer = await findLawyerForMail(trx, intent.lawyer_id);
     if (!user || !lawyer) throw new Error(`intent ${intent.id}: no user ${userId} or lawyer ${intent.lawyer_id} to email`);
     const mails = consultationMails({
       intent,
       confirmedAt: now,
-      person: { email: user.email, locale: user.locale },
+      person: { email: user.email, locale: user.locale, zone: personZone },
       lawyer: { ...lawyer, city: lawyer.city_name },
       siteUrl: this.deps.config.siteUrl,
     });

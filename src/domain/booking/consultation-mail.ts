@@ -5,14 +5,15 @@
  *
  * Every price comes from quote(): the person paid exactly the fee, and the platform's share is
  * shown as a part of it. Times are the lawyer's wall-clock times with the zone named as people say
- * it ("hora peninsular") and its UTC offset that day; the invitation carries the exact instants.
+ * it ("hora peninsular") and its UTC offset that day, and — when the person's own zone is known
+ * and differs — their time on the line below; the invitation carries the exact instants.
  * No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { comma, euros, formatDay } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { dateInZone, formatInZone, offsetMinutesAt, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { buildIcs } from '../notify/ics.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
 import { quote } from './quote.ts';
@@ -24,7 +25,12 @@ export interface ConsultationMailFacts {
   intent: { id: string; slot_date: string; start_time: string; end_time: string; confirmation_token: string };
   /** When the consultation was confirmed (the invitation's DTSTAMP). */
   confirmedAt: Date;
-  person: { email: string; locale: string | null };
+  /**
+   * `zone`: the person's own time zone when the site knew it as they confirmed (the `consulta_tz`
+   * cookie; untrusted text, checked here). When it shows another wall-clock time than the
+   * lawyer's, the receipt gives their time too.
+   */
+  person: { email: string; locale: string | null; zone?: string | null };
   lawyer: {
     name: string;
     timezone: string;
@@ -40,6 +46,31 @@ export interface ConsultationMailFacts {
 function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
   const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
   return `${zoneName(locale, timezone)}${comma(locale)}UTC${formatInZone(ms, timezone).slice(-6)}`;
+}
+
+/** `zone` when it is an IANA zone Intl knows, else null (it came from a browser cookie). */
+function knownZone(zone: string | null | undefined): string | null {
+  if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/.test(zone)) return null;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return zone;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The consultation in the person's own zone — "martes, 1 de diciembre de 2026, 09:00–10:00 (hora
+ * de Canarias, UTC+00:00)" — when it differs from the lawyer's wall-clock time; else null.
+ */
+function personWhen(intent: ConsultationMailFacts['intent'], lawyerZone: string, personZone: string | null | undefined, locale: Locale): string | null {
+  const zone = knownZone(personZone);
+  const startMs = zonedToUtcMs(intent.slot_date, intent.start_time, lawyerZone);
+  const endMs = zonedToUtcMs(intent.slot_date, intent.end_time, lawyerZone);
+  if (!zone || startMs === null || endMs === null || zone === lawyerZone || offsetMinutesAt(startMs, zone) === offsetMinutesAt(startMs, lawyerZone)) return null;
+  const start = formatInZone(startMs, zone);
+  const label = `${zoneName(locale, zone)}${comma(locale)}UTC${start.slice(-6)}`;
+  return messages(locale).mail.receipt.whenValue(formatDay(dateInZone(startMs, zone), locale), start.slice(11, 16), formatInZone(endMs, zone).slice(11, 16), label);
 }
 
 /** Label–value lines, the values aligned. */
@@ -94,6 +125,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const t = messages(locale).mail;
   const day = formatDay(intent.slot_date, locale);
   const zone = zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, locale);
+  const theirs = personWhen(intent, lawyer.timezone, facts.person.zone, locale);
   const ics = consultationIcs({ intentId: intent.id, confirmedAt: facts.confirmedAt, date: intent.slot_date, startTime: intent.start_time, endTime: intent.end_time, lawyer, siteUrl, link, locale });
   const receipt: OutgoingMail = {
     kind: RECEIPT_KIND,
@@ -105,6 +137,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
       table([
         [t.receipt.lawyer, lawyerText],
         [t.receipt.when, t.receipt.whenValue(day, start, end, zone)],
+        ...(theirs ? [[t.receipt.yourWhen, theirs] as const] : []),
         [t.receipt.paid, euros(price.totalCents, locale)],
         [`  ${t.receipt.toLawyer}`, euros(price.lawyerPayoutCents, locale)],
         [`  ${t.receipt.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, locale)],

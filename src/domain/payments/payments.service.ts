@@ -178,9 +178,9 @@ export class PaymentsService {
    * then capture, or void if the hold lapsed meanwhile). Of concurrent submissions one pays and
    * the others get `in_progress` or `already_confirmed`.
    */
-  async payWithCard(token: string, userId: string, card: CardDetails): Promise<PayOutcome> {
+  async payWithCard(token: string, userId: string, card: CardDetails, personZone?: string | null): Promise<PayOutcome> {
     const provider = this.cardProvider();
-    const begun = await this.begin(token, userId);
+    const begun = await this.begin(token, userId, personZone);
     if (begun.kind === 'busy') return { kind: 'in_progress' };
     if (begun.kind !== 'begun') return begun;
     const { attempt, intent } = begun;
@@ -218,7 +218,7 @@ export class PaymentsService {
       return { kind: 'expired_voided' };
     }
     this.count('authorized');
-    return this.settle(authorized, intent.confirmation_token);
+    return this.settle(authorized, intent.confirmation_token, personZone);
   }
 
   /**
@@ -229,9 +229,11 @@ export class PaymentsService {
     token: string,
     user: { id: string; email: string },
     urls: { successUrl: string; cancelUrl: string },
+    personZone?: string | null,
   ): Promise<{ kind: 'redirect'; url: string } | PayOutcome> {
     const provider = this.hostedProvider();
-    const begun = await this.begin(token, user.id);
+    // Only a free consultation is confirmed here; a paid one when Stripe reports it, without the zone.
+    const begun = await this.begin(token, user.id, personZone);
     if (begun.kind === 'busy') {
       const current = await findUnfinishedAttempt(this.deps.database.db, begun.intent.id);
       if (current?.status === 'open' && current.user_id === user.id && current.checkout_url) return { kind: 'redirect', url: current.checkout_url };
@@ -435,10 +437,10 @@ export class PaymentsService {
    * Confirms the intent for the attempt's user in BookingService's guarded transaction; captures
    * the authorization only if that committed, voids it otherwise.
    */
-  private async settle(attempt: PaymentAttemptTable, token: string): Promise<PayOutcome> {
+  private async settle(attempt: PaymentAttemptTable, token: string, personZone?: string | null): Promise<PayOutcome> {
     let confirmed: ConfirmOutcome;
     try {
-      confirmed = await this.deps.booking.confirm(token, attempt.user_id);
+      confirmed = await this.deps.booking.confirm(token, attempt.user_id, { personZone });
     } catch (err) {
       // The attempt stays authorized: the sweep settles it once it can.
       this.logger.error({ err, attempt: attempt.id }, 'confirmation failed after authorization; the sweep settles it');
@@ -495,7 +497,7 @@ export class PaymentsService {
    * locked (PostgreSQL) or the database's single writer (SQLite), so a confirmation cannot slip
    * between the check and the insert.
    */
-  private async begin(token: string, userId: string): Promise<Begun> {
+  private async begin(token: string, userId: string, personZone?: string | null): Promise<Begun> {
     const loaded = await this.load(token);
     if (!loaded || !mayConfirm(loaded.intent, userId)) return { kind: 'not_found' };
     const { lawyer } = loaded;
@@ -503,7 +505,7 @@ export class PaymentsService {
     const early = outcomeOf(payability(loaded.intent, nowMs));
     if (early) return early;
     const price = quote(lawyer);
-    if (price.totalCents === 0) return this.confirmFree(token, userId);
+    if (price.totalCents === 0) return this.confirmFree(token, userId, personZone);
 
     const { database } = this.deps;
     const nowIso = new Date(nowMs).toISOString();
@@ -540,8 +542,8 @@ export class PaymentsService {
   }
 
   /** A consultation that costs nothing is confirmed without a payment. */
-  private async confirmFree(token: string, userId: string): Promise<PayOutcome> {
-    const confirmed = await this.deps.booking.confirm(token, userId);
+  private async confirmFree(token: string, userId: string, personZone?: string | null): Promise<PayOutcome> {
+    const confirmed = await this.deps.booking.confirm(token, userId, { personZone });
     if (confirmed.outcome === 'expired') return { kind: 'expired' };
     if (confirmed.outcome === 'already_confirmed') return { kind: 'already_confirmed' };
     const consultation = await findConsultationOfIntent(this.deps.database.db, confirmed.intent.id);

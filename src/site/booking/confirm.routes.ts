@@ -66,8 +66,8 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
       const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
       const outcome =
         payments.provider === 'stripe'
-          ? await payments.startHostedCheckout(token, { id: ctx.user.id, email: ctx.user.email }, { successUrl: `${siteUrl}/confirm/${token}?paid=1`, cancelUrl: `${siteUrl}/confirm/${token}/pay` })
-          : await payments.payWithCard(token, ctx.user.id, { number: text(body.number), expiry: text(body.expiry), cvc: text(body.cvc), name: text(body.name) });
+          ? await payments.startHostedCheckout(token, { id: ctx.user.id, email: ctx.user.email }, { successUrl: `${siteUrl}/confirm/${token}?paid=1`, cancelUrl: `${siteUrl}/confirm/${token}/pay` }, ctx.zone)
+          : await payments.payWithCard(token, ctx.user.id, { number: text(body.number), expiry: text(body.expiry), cvc: text(body.cvc), name: text(body.name) }, ctx.zone);
       switch (outcome.kind) {
         case 'redirect':
           // Stripe's hosted Checkout (its origin is in the CSP's form-action).

@@ -1,11 +1,14 @@
 /**
- * The lawyer's booking page (booking_url): free times of the next two weeks; choosing one holds
- * it for 15 minutes (a POST form per time, so it works without JavaScript).
+ * The lawyer's booking page (booking_url): a week strip (seven days, the weeks either side) and
+ * the chosen day's free times; choosing one holds it for 15 minutes (one POST form whose buttons
+ * carry the time, so it works without JavaScript). docs/site.md, "Booking path".
  */
 import type { AvailabilityResponse } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatTime } from '../../i18n/format.ts';
+import { comma, formatDay, formatTime } from '../../i18n/format.ts';
+import { intlTag } from '../../i18n/locales.ts';
+import type { WeekStrip } from './week-strip.ts';
 import { Layout } from '../ui/layout.tsx';
 import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
 import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
@@ -17,11 +20,30 @@ export interface BookPageProps {
   /** A fresh random value per rendering: the hold's Idempotency-Key, so a double tap holds once. */
   nonce: string;
   notice?: 'taken' | null;
+  /** The week shown, its days and the chosen one. */
+  strip: WeekStrip;
+  /** The link that chooses a day of this week. */
+  dayLink: (date: string) => string;
   prev: string | null;
   next: string | null;
 }
 
-export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: BookPageProps) {
+const dayParts = new Map<string, Intl.DateTimeFormat>();
+function part(kind: 'weekday' | 'day', locale: string): Intl.DateTimeFormat {
+  const key = `${kind}|${locale}`;
+  let f = dayParts.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(intlTag(locale), kind === 'weekday' ? { weekday: 'short', timeZone: 'UTC' } : { day: 'numeric', timeZone: 'UTC' });
+    dayParts.set(key, f);
+  }
+  return f;
+}
+/** "lun", "Mon", "الاثنين": the strip's short day name. */
+const weekday = (date: string, locale: string) => part('weekday', locale).format(new Date(`${date}T12:00:00Z`));
+/** "30": the strip's day of the month (the full date is in its name and the heading). */
+const dayNumber = (date: string, locale: string) => part('day', locale).format(new Date(`${date}T12:00:00Z`));
+
+export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next }: BookPageProps) {
   const { t } = ctx;
   const b = t.bookingPath;
   // The visitor's zone, when it shows other wall-clock times than the lawyer's in this window.
@@ -36,13 +58,8 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
     const shift = theirDay > date ? ` ${b.dayAfter}` : theirDay < date ? ` ${b.dayBefore}` : '';
     return `${timeIn(ms, yours, ctx.locale)}${shift}`;
   };
-  const byDate = new Map<string, typeof a.slots>();
-  for (const s of a.slots) {
-    if (!s.available) continue;
-    const list = byDate.get(s.date) ?? [];
-    list.push(s);
-    byDate.set(s.date, list);
-  }
+  const sel = strip.days.find((d) => d.date === strip.selected) ?? null;
+  const hasFree = strip.days.some((d) => d.slots.length > 0);
   return (
     <Layout ctx={ctx} title={t.book.title(a.lawyer_name)}>
       <h1>{t.book.title(a.lawyer_name)}</h1>
@@ -57,46 +74,85 @@ export function BookPage({ ctx, availability: a, nonce, notice, prev, next }: Bo
         </Notice>
       ) : null}
       <p>{t.book.howItWorks}</p>
-      {byDate.size === 0 ? <p>{t.book.none}</p> : null}
-      {byDate.size > 0 ? (
+      {/* The week: seven links (a day without free times is shown, marked, and not a link), and
+          the weeks either side. Plain links with ?week=&day=, so it works without JavaScript. */}
+      <nav class="week-strip" aria-label={t.book.weekNav(formatDay(strip.week, ctx.locale))}>
+        <ol class="week-days">
+          {strip.days.map((d) => {
+            const label = `${formatDay(d.date, ctx.locale)}${comma(ctx.locale)}${d.today ? `${t.book.today}${comma(ctx.locale)}` : ''}${t.book.freeCount(d.slots.length)}`;
+            const cls = ['week-day', d.today ? 'is-today' : '', d.slots.length === 0 ? 'is-empty' : '', d.date === strip.selected ? 'is-selected' : ''].filter(Boolean).join(' ');
+            // What the day shows ("jue", "26", "5") starts its name, and the rest is said after
+            // it, so a voice-control user can say what they see (WCAG 2.5.3).
+            const face = (
+              <>
+                <span class="wd">{weekday(d.date, ctx.locale)}</span>
+                <span class="dn">{dayNumber(d.date, ctx.locale)}</span>
+                <span class="dc">{d.slots.length > 0 ? d.slots.length : '–'}</span>
+                <span class="visually-hidden">{` (${label})`}</span>
+              </>
+            );
+            return (
+              <li class={cls}>
+                {d.slots.length > 0 ? (
+                  <a href={dayLink(d.date)} aria-current={d.date === strip.selected ? 'date' : undefined}>
+                    {face}
+                  </a>
+                ) : (
+                  <span>{face}</span>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+        <div class="pager">
+          {prev ? (
+            <a href={prev} rel="prev">
+              {t.book.prevWeek}
+            </a>
+          ) : (
+            <span />
+          )}
+          {next ? (
+            <a href={next} rel="next">
+              {t.book.nextWeek}
+            </a>
+          ) : (
+            <span />
+          )}
+        </div>
+      </nav>
+      {!hasFree ? <p class="no-times">{t.book.noneThisWeek}</p> : null}
+      {sel ? (
         // One form: each time is a submit button carrying its slot, so one tap holds it, and the
         // page carries one CSRF token and one nonce however many times it lists.
         <PostForm ctx={ctx} action={`/lawyers/${a.lawyer_id}/book`} once>
           <input type="hidden" name="nonce" value={nonce} />
-          <ul class="days">
-            {[...byDate].map(([date, slots]) => (
-              <li class="day">
-                <h2>{formatDay(date, ctx.locale)}</h2>
-                <ul class="times">
-                  {slots.map((s) => {
-                    const mine = yourTime(s.date, s.start_time);
-                    return (
-                      <li>
-                        {mine ? (
-                          // Two times on the button: its name is its text (what it says, then what it does), so a
-                          // voice-control user can say what they see (WCAG 2.5.3).
-                          <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary two-times">
-                            <span class="visually-hidden">{b.holdPrefix(formatDay(date, ctx.locale))}</span>
-                            {formatTime(s.start_time)} <span class="slot-yours">{b.yoursShort(mine)}</span>
-                          </button>
-                        ) : (
-                          <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(date, ctx.locale), formatTime(s.start_time))}>
-                            {formatTime(s.start_time)}
-                          </button>
-                        )}
-                      </li>
-                    );
-                  })}
-                </ul>
-              </li>
-            ))}
-          </ul>
+          <section class="day" aria-labelledby="day-times">
+            <h2 id="day-times">{formatDay(sel.date, ctx.locale)}</h2>
+            <ul class="times">
+              {sel.slots.map((s) => {
+                const mine = yourTime(s.date, s.start_time);
+                return (
+                  <li>
+                    {mine ? (
+                      // Two times on the button: its name is its text (what it says, then what it does), so a
+                      // voice-control user can say what they see (WCAG 2.5.3).
+                      <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary two-times">
+                        <span class="visually-hidden">{b.holdPrefix(formatDay(s.date, ctx.locale))}</span>
+                        {formatTime(s.start_time)} <span class="slot-yours">{b.yoursShort(mine)}</span>
+                      </button>
+                    ) : (
+                      <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.book.holdLabel(formatDay(s.date, ctx.locale), formatTime(s.start_time))}>
+                        {formatTime(s.start_time)}
+                      </button>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
         </PostForm>
       ) : null}
-      <nav class="pager" aria-label={t.book.weeks}>
-        {prev ? <a href={prev}>{t.book.earlier}</a> : <span />}
-        {next ? <a href={next}>{t.book.later}</a> : <span />}
-      </nav>
       <BookingScript ctx={ctx} />
     </Layout>
   );

@@ -11,6 +11,7 @@ import type { BookingService } from '../../domain/booking/booking.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import type { TrustService } from '../../domain/directory/trust.service.ts';
 import { addDays } from '../../domain/directory/zoned-time.ts';
+import { chooseWeek, mondayOf, validDate, weekStrip } from './week-strip.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { SiteContext } from '../context.ts';
 import { BookPage } from './book.page.tsx';
@@ -19,7 +20,6 @@ import { ProfilePage } from './profile.page.tsx';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^\d{2}:\d{2}:\d{2}$/;
-const WINDOW_DAYS = 14;
 
 export interface LawyerAreaDeps {
   directory: DirectoryService;
@@ -52,36 +52,37 @@ export function lawyerArea({ directory, booking, access, trust: trustService }: 
       return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras }));
     });
 
-    /** The lawyer's free times from `startDate` (default today), and the page that shows them. */
-    const times = async (id: string, startDate: string | undefined) => {
-      const availability = await orNotFound(id, () => directory.getAvailability(id, startDate ? { start_date: startDate } : {}));
-      const link = (date: string) => `/lawyers/${availability.lawyer_id}/book?start_date=${date}`;
-      const today = startDate ? (await directory.getAvailability(id, {})).start_date : availability.start_date;
-      const prevStart = addDays(availability.start_date, -WINDOW_DAYS);
+    /**
+     * The week strip: the week (Monday to Sunday, in the lawyer's zone) holding `query.week`
+     * (default: this week), and the chosen day in it. Untrusted query text: anything malformed,
+     * past or too far ahead is the default, never an error page.
+     */
+    const times = async (id: string, query: { week?: unknown; day?: unknown; start_date?: unknown }) => {
+      const current = await orNotFound(id, () => directory.getAvailability(id, {}));
+      const today = current.start_date;
+      const week = chooseWeek(today, validDate(query.week) ?? validDate(query.start_date));
+      // One 14-day window from the week's first bookable day: this week, and enough of the next
+      // to know whether a next week exists (the lawyer's horizon ends the generated times).
+      const from = week < today ? today : week;
+      const availability = from === today ? current : await directory.getAvailability(id, { start_date: from });
+      const strip = weekStrip(availability, week, today, validDate(query.day));
+      const link = (w: string, d?: string) => `/lawyers/${availability.lawyer_id}/book?week=${w}${d ? `&day=${d}` : ''}`;
       const page = (ctx: SiteContext, nonce: string, notice: 'taken' | null) =>
         h(BookPage, {
           ctx,
           availability,
+          strip,
+          dayLink: (d: string) => link(week, d),
           nonce,
           notice,
-          prev: availability.start_date > today ? link(prevStart < today ? today : prevStart) : null,
-          next: link(addDays(availability.start_date, WINDOW_DAYS)),
+          prev: week > mondayOf(today) ? link(addDays(week, -7)) : null,
+          next: strip.hasLater ? link(addDays(week, 7)) : null,
         });
       return { availability, page };
     };
 
-    site.get<{ Params: { id: string }; Querystring: { start_date?: string } }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
-      const start = request.query.start_date;
-      // A malformed or past start date shows the coming two weeks instead of an error.
-      const startDate = typeof start === 'string' && DATE.test(start) ? start : undefined;
-      let shown;
-      try {
-        shown = await times(request.params.id, startDate);
-      } catch (err) {
-        if (!(startDate && err instanceof DomainError && err.code === 'invalid_request')) throw err;
-        shown = await times(request.params.id, undefined);
-      }
-      const { availability, page } = shown;
+    site.get<{ Params: { id: string }; Querystring: { week?: string; day?: string; start_date?: string } }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
+      const { availability, page } = await times(request.params.id, request.query ?? {});
       // Each rendering gets its own nonce (the hold's Idempotency-Key) and CSRF token.
       return reply.cachedPage(availability, (ctx, once) => page(ctx, once, null));
     });
@@ -107,7 +108,7 @@ export function lawyerArea({ directory, booking, access, trust: trustService }: 
         return reply.code(303).redirect(url.pathname);
       }
       // Taken meanwhile (or no longer bookable): the same page, fresh, saying so.
-      const { page } = await times(id, date);
+      const { page } = await times(id, { week: date, day: date });
       return reply.page(page(request.site, randomBytes(12).toString('base64url'), 'taken'), 409);
     });
   };
