@@ -326,6 +326,11 @@ function journey(target: DatabaseTarget, photograph: boolean): void {
       await shoot(her, 'portal-consultations');
       await her.getByRole('button', { name: 'Make a calendar address' }).click();
       const feedUrl = await her.locator('#feed-url').inputValue();
+      if (photograph) {
+        // The address is shown once, in the answer to the POST: checked here, as it is.
+        w.problems.push(...(await pageProblems(her, 'feed address en desktop')));
+        await her.screenshot({ path: path.join(SHOTS, 'portal-consultations-feed-en-desktop.png'), fullPage: true });
+      }
       assert.ok(feedUrl.startsWith(`${site}/lawyer/consultations/feed/`), feedUrl);
       const feed = await fetch(feedUrl);
       assert.equal(feed.status, 200);
