@@ -168,7 +168,7 @@ async function cancelFromPortal(w: World, page: Page, personEmail: string, reaso
 }
 
 function journey(target: DatabaseTarget, photograph: boolean): void {
-  describe(`a lawyer's journey, from /join to a refunded cancellation, in Chromium (${target.name})`, { skip: unavailable, timeout: 300_000 }, () => {
+  describe(`a lawyer's journey, from /join to a refunded cancellation, in Chromium (${target.name})`, { skip: unavailable, timeout: 540_000 }, () => {
     let db: TestDatabase;
     let w: World;
     before(async () => {
