@@ -155,7 +155,7 @@ for (const target of databaseTargets()) {
       assert.match(pageText(month.body), /Consultations of October 2026/);
       assert.match(pageText(month.body), /Cancelled by you/);
       const es = await her.client.get('/lawyer/earnings?lang=es');
-      assert.match(pageText(es.body), /noviembre de 2026 Consultas 1 Pagado 74,50 € Devuelto 0,00 € Parte de la plataforma 11,18 € Para ti 63,32 €/);
+      assert.match(pageText(es.body), /noviembre de 2026 Consultas 1 Pagado 74,50 € Devuelto 0,00 € Parte de la plataforma 11,18 € Para usted 63,32 €/);
       const bad = await her.client.get('/lawyer/earnings?month=2026-13&lang=en');
       assert.equal(bad.statusCode, 400);
       assert.match(pageText(bad.body), /That month is not one we can show/);
@@ -175,7 +175,7 @@ for (const target of databaseTargets()) {
       assert.equal(oct.headers['content-disposition'], 'attachment; filename="earnings-2026-10.csv"');
       assert.equal(oct.body.trimEnd().split('\r\n').length, 3);
       const es = await her.client.get('/lawyer/earnings.csv?lang=es');
-      assert.match(es.body, /^\uFEFFPor mes,Fecha,Hora,Consultas,Estado,Pagado,Devuelto,Parte de la plataforma,Para ti,Cobrado en\r\n/);
+      assert.match(es.body, /^\uFEFFPor mes,Fecha,Hora,Consultas,Estado,Pagado,Devuelto,Parte de la plataforma,Para usted,Cobrado en\r\n/);
     });
 
     it('attacks: another lawyer’s id in the request changes nothing; a non-lawyer and a signed-out visitor see none', async () => {
