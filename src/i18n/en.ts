@@ -129,7 +129,7 @@ export const en = {
         lasts: 'A verification lasts 12 months. A month before it ends, we remind the lawyer, and we check again to renew it.',
         endsHeading: 'When it ends, or a lawyer is suspended',
         ends: 'If a verification is not renewed in time, or if we suspend a lawyer, for example after a complaint, the lawyer disappears from search and their profile at once, and nobody can book them.',
-        booked: 'A consultation already booked is not cancelled by this. If a lawyer cancels a consultation, you get your money back in full.',
+        booked: 'If a lawyer\'s verification ends or is suspended, their upcoming consultations are cancelled and you get your money back in full, with an email saying so. The same happens whenever a lawyer cancels a consultation.',
         wrong: 'Does something on a profile look wrong to you? Tell us and we will check it.',
       },
     },

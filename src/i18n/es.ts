@@ -125,7 +125,7 @@ export const es: Messages = {
         lasts: 'La verificación dura 12 meses. Un mes antes de que termine se lo recordamos al profesional y volvemos a comprobar para renovarla.',
         endsHeading: 'Cuando termina o hay una suspensión',
         ends: 'Si la verificación no se renueva a tiempo, o si suspendemos a un profesional (por ejemplo, tras una queja), desaparece en el acto de la búsqueda y su perfil deja de verse: nadie puede reservar con esa persona.',
-        booked: 'Las consultas ya reservadas no se anulan por ello. Si el profesional anula una consulta, te devolvemos todo el importe.',
+        booked: 'Si la verificación de un profesional caduca o se le suspende, sus próximas consultas se anulan y te devolvemos todo el importe, con un correo que te lo explica. Lo mismo ocurre siempre que el profesional anula una consulta.',
         wrong: '¿Ves algo raro en un perfil? Cuéntanoslo y lo comprobamos.',
       },
     },

@@ -135,7 +135,7 @@ export const fr = {
         lasts: 'Une vérification dure 12 mois. Un mois avant la fin, nous le rappelons à la personne concernée et nous vérifions de nouveau pour la renouveler.',
         endsHeading: 'À la fin, ou en cas de suspension',
         ends: 'Si la vérification n’est pas renouvelée à temps, ou si nous suspendons un profil (par exemple après une plainte), il disparaît aussitôt de la recherche et plus personne ne peut réserver.',
-        booked: 'Une consultation déjà réservée n’est pas annulée pour autant. Si l’avocate ou l’avocat annule une consultation, vous êtes intégralement remboursé·e.',
+        booked: 'Si la vérification d’une avocate ou d’un avocat prend fin ou est suspendue, ses prochaines consultations sont annulées et intégralement remboursées, avec un e-mail pour vous l’expliquer. Il en va de même chaque fois qu’une consultation est annulée par le cabinet.',
         wrong: 'Quelque chose vous semble faux sur un profil\u202f? Dites-le-nous et nous vérifierons.',
       },
     },

@@ -135,7 +135,7 @@ export const ro: PeopleMessages = {
         lasts: 'O verificare este valabilă 12 luni. Cu o lună înainte de expirare, îi amintim avocatului și verificăm din nou pentru a o reînnoi.',
         endsHeading: 'La expirare sau la suspendare',
         ends: 'Dacă verificarea nu este reînnoită la timp sau dacă suspendăm un avocat (de exemplu, după o plângere), acesta dispare imediat din căutare și de pe profil, iar nimeni nu mai poate face o rezervare.',
-        booked: 'Consultațiile deja rezervate nu se anulează din această cauză. Dacă avocatul anulează o consultație, vă returnăm toți banii.',
+        booked: 'Dacă verificarea unui avocat expiră sau acesta este suspendat, consultațiile lui viitoare se anulează și vă returnăm toți banii, cu un e-mail care vă explică. La fel se întâmplă de fiecare dată când avocatul anulează o consultație.',
         wrong: 'Vi se pare greșit ceva pe un profil? Spuneți-ne și verificăm.',
       },
     },
