@@ -497,10 +497,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
-      calendarFeedArea({ calendarFeeds, database }),
-      lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation }),
+      calendarFeedArea({ calendarFeeds, portal: lawyerPortal }),
+      lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation, portal: lawyerPortal }),
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
-      lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl: config.siteUrl }),
+      lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
       firmLawyersArea({ firmLawyers }),
     ],
   });
