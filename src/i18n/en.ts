@@ -1367,6 +1367,8 @@ export const en = {
   // ── the site's face (issue 19, items 7–8; src/site/ui/layout.tsx, src/site/help/): the people's
   // navigation and footer, help and contact. The legal pages' own text is in src/site/help/legal-texts.ts. ──
   portal: {
+    /** The site header's entry for a signed-in account linked to a lawyer record. */
+    headerLink: 'Lawyer portal',
     navLabel: 'Lawyer portal',
     navHeading: 'Your practice',
     fromJoin: 'Go to your lawyer portal',

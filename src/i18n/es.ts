@@ -1338,6 +1338,8 @@ export const es: Messages = {
   },
   // ── el aspecto del sitio (issue 19, puntos 7–8): navegación y pie para las personas, ayuda y contacto ──
   portal: {
+    /** The site header's entry for a signed-in account linked to a lawyer record. */
+    headerLink: 'Portal del despacho',
     navLabel: 'Portal del abogado',
     navHeading: 'Su despacho',
     fromJoin: 'Ir a su portal de abogado',
