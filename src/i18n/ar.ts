@@ -582,6 +582,7 @@ export const ar: PeopleMessages = {
       nothingPaid: 'كانت الاستشارة مجانية: لا يوجد ما يُسترد.',
       filename: 'cancellation.ics',
       calendar: (file: string) => `افتح الملف المرفق ${file} لإزالة الاستشارة من تقويمك.`,
+      unlistedReason: 'لم يعد بإمكان المحامي تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.',
       rebook: (link: string) => `يمكنك حجز موعد آخر أو محامٍ آخر على ${link}`,
       signature: 'Consulta',
     },

@@ -1220,6 +1220,8 @@ export const en = {
       nothingPaid: 'The consultation was free: there is nothing to refund.',
       filename: 'cancellation.ics',
       calendar: (file: string) => `Open the attached ${file} to remove the consultation from your calendar.`,
+      /** The reason given when she is suspended or her verification expires (she can no longer hold it). */
+      unlistedReason: 'The lawyer can no longer take consultations on Consulta, so this one cannot go ahead.',
       rebook: (link: string) => `You can book another time or another lawyer at ${link}`,
       signature: 'Consulta',
     },

@@ -1193,6 +1193,7 @@ export const es: Messages = {
       nothingPaid: 'La consulta era gratuita: no hay nada que reembolsar.',
       filename: 'cancelacion.ics',
       calendar: (file: string) => `Abre el archivo adjunto ${file} para quitar la consulta de tu calendario.`,
+      unlistedReason: 'El despacho ya no puede atender consultas en Consulta, así que esta no puede celebrarse.',
       rebook: (link: string) => `Puedes reservar otra hora u otro despacho en ${link}`,
       signature: 'Consulta',
     },

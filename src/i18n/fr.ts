@@ -516,6 +516,7 @@ export const fr = {
       nothingPaid: 'La consultation était gratuite\u00a0: il n’y a rien à rembourser.',
       filename: 'annulation.ics',
       calendar: (file: string) => `Ouvrez le fichier joint ${file} pour retirer la consultation de votre agenda.`,
+      unlistedReason: 'Cet avocat ne peut plus assurer de consultations sur Consulta : celle-ci ne peut donc pas avoir lieu.',
       rebook: (link: string) => `Vous pouvez réserver un autre créneau ou un autre cabinet sur ${link}`,
       signature: 'Consulta',
     },

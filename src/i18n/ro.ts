@@ -537,6 +537,7 @@ export const ro: PeopleMessages = {
       nothingPaid: 'Consultația era gratuită: nu este nimic de rambursat.',
       filename: 'anulare.ics',
       calendar: (file: string) => `Deschideți fișierul atașat ${file} pentru a scoate consultația din calendar.`,
+      unlistedReason: 'Avocatul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.',
       rebook: (link: string) => `Puteți rezerva altă oră sau alt avocat la ${link}`,
       signature: 'Consulta',
     },

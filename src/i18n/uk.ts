@@ -550,6 +550,7 @@ export const uk: PeopleMessages = {
       nothingPaid: 'Консультація була безкоштовною: повертати нічого.',
       filename: 'skasuvannia.ics',
       calendar: (file: string) => `Відкрийте вкладений файл ${file}, щоб прибрати консультацію зі свого календаря.`,
+      unlistedReason: 'Адвокат більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.',
       rebook: (link: string) => `Ви можете забронювати інший час або іншого адвоката тут: ${link}`,
       signature: 'Consulta',
     },
