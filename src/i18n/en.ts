@@ -243,6 +243,18 @@ export const en = {
     noMail: 'No email? Check your spam folder, or ask for a new code in a minute.',
   },
   account: {
+    /** A consultation's state after booking (the booking intent stays confirmed; DESIGN.md §11). */
+    state: {
+      label: 'Status',
+      cancelledByLawyer: 'Cancelled by the lawyer',
+      cancelled: 'Cancelled',
+      moved: 'Moved to another time',
+      held: 'Took place',
+      noShow: 'Marked as missed',
+      refunded: 'Refunded in full',
+      refunding: 'Being refunded',
+      released: 'Not charged: the hold on your card was released',
+    },
     title: 'My consultations',
     upcoming: 'Upcoming',
     past: 'Past',

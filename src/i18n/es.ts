@@ -239,6 +239,17 @@ export const es: Messages = {
     noMail: '¿No te llega? Mira en la carpeta de spam o pide un código nuevo dentro de un minuto.',
   },
   account: {
+    state: {
+      label: 'Estado',
+      cancelledByLawyer: 'Cancelada por el despacho',
+      cancelled: 'Cancelada',
+      moved: 'Cambiada a otra hora',
+      held: 'Realizada',
+      noShow: 'Marcada como no asistida',
+      refunded: 'Reembolsada por completo',
+      refunding: 'Reembolso en curso',
+      released: 'Sin cargo: se liberó la retención de tu tarjeta',
+    },
     title: 'Mis consultas',
     upcoming: 'Próximas',
     past: 'Pasadas',

@@ -242,6 +242,17 @@ export const fr = {
     noMail: 'Pas d’e-mail\u00a0? Regardez dans vos courriers indésirables, ou demandez un nouveau code dans une minute.',
   },
   account: {
+    state: {
+      label: 'Statut',
+      cancelledByLawyer: 'Annulée par le cabinet',
+      cancelled: 'Annulée',
+      moved: 'Déplacée à un autre horaire',
+      held: 'A eu lieu',
+      noShow: 'Marquée comme manquée',
+      refunded: 'Remboursée intégralement',
+      refunding: 'Remboursement en cours',
+      released: 'Aucun débit : la réservation sur votre carte a été libérée',
+    },
     title: 'Mes consultations',
     upcoming: 'À venir',
     past: 'Passées',

@@ -245,6 +245,17 @@ export const ro: PeopleMessages = {
     noMail: 'Nu a sosit e-mailul? Verificați dosarul Spam sau cereți un cod nou peste un minut.',
   },
   account: {
+    state: {
+      label: 'Stare',
+      cancelledByLawyer: 'Anulată de avocat',
+      cancelled: 'Anulată',
+      moved: 'Mutată la altă oră',
+      held: 'A avut loc',
+      noShow: 'Marcată ca neprezentare',
+      refunded: 'Rambursată integral',
+      refunding: 'Rambursare în curs',
+      released: 'Nu s-a încasat nimic: blocarea sumei de pe card a fost eliberată',
+    },
     title: 'Consultațiile mele',
     upcoming: 'Următoare',
     past: 'Trecute',
