@@ -467,7 +467,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; passkey sign-in let through'),
   });
   // Deleting an account: one service for the site and the CLI; this process's key and token caches forget at once.
-  const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache } });
+  const verification = new VerificationService({ database, clock, mail, caches: { directory: directoryCache }, consultations: lawyerCancellation });
   const applications = new ApplicationService({ database, clock, caches: { directory: directoryCache } });
   const calendarFeeds = new CalendarFeedService({ database, clock, cache: directoryCache, allowInsecureTargets: config.webhookAllowInsecureTargets });
   fastify.addHook('onClose', async () => {
@@ -477,7 +477,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const lawyerCalendar = new CalendarService({ database, clock, defaultNoticeMinutes: config.minLeadTimeMinutes, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const firmLawyers = new FirmLawyersService({ database, clock, accounts, earnings });
-  const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access } }), gettingStarted: new GettingStartedService({ database, clock }) };
+  const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access }, consultations: lawyerCancellation }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
     config,
     sessions,
@@ -503,10 +503,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
-      calendarFeedArea({ calendarFeeds, database }),
-      lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation }),
+      calendarFeedArea({ calendarFeeds, portal: lawyerPortal }),
+      lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation, portal: lawyerPortal }),
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
-      lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl: config.siteUrl }),
+      lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
       firmLawyersArea({ firmLawyers }),
     ],
   });

@@ -6,12 +6,14 @@
  */
 import pino from 'pino';
 import { systemClock } from '../clock.ts';
+import { LawyerCancellationService } from '../domain/booking/lawyer-cancellation.service.ts';
 import type { Actor } from '../domain/access/types.ts';
 import type { Application, CheckedSource, VerificationRecord } from '../domain/lawyers/verification.service.ts';
 import { VerificationService } from '../domain/lawyers/verification.service.ts';
 import { MailOutbox } from '../domain/notify/mail-outbox.ts';
 import { SmtpMailer } from '../domain/notify/mailer.ts';
 import { OperatorService, type LawyerStatus } from '../domain/operator/operator.service.ts';
+import { createPaymentProvider } from '../payments/index.ts';
 import { auditJson } from './operator.commands.ts';
 import { AccessUsageError, listValue, print, runAccessCommand, stringFlag, type AccessCommandContext } from './keys.commands.ts';
 
@@ -99,8 +101,10 @@ export function runLawyersCommand(ctx: AccessCommandContext): Promise<number> {
     const { config, database } = ctx;
     const logger = pino({ level: config.logLevel === 'silent' ? 'silent' : 'info', base: undefined }, pino.destination(2));
     const mail = new MailOutbox({ database, clock: systemClock, mailer: config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : null, logger });
-    const operator = new OperatorService({ database, clock: systemClock, keys, accounts });
-    const verification = new VerificationService({ database, clock: systemClock, mail });
+    // Suspending (suspend, unverify) cancels her upcoming consultations: refund, email, time freed.
+    const consultations = new LawyerCancellationService({ database, clock: systemClock, mail, provider: createPaymentProvider(config), siteUrl: config.siteUrl, logger });
+    const operator = new OperatorService({ database, clock: systemClock, keys, accounts, consultations });
+    const verification = new VerificationService({ database, clock: systemClock, mail, consultations });
     const show = async (id: string, changed?: boolean) => {
       const [{ lawyer, history }, detail] = await Promise.all([operator.lawyer(CLI, id), verification.application(CLI, id)]);
       const data = { ...lawyerJson(lawyer), ...(changed === undefined ? {} : { changed }), memberships: applicationJson(detail).memberships, verifications: detail.verifications.map(verificationJson), census_url: detail.censusUrl, history: history.map(auditJson) };

@@ -284,6 +284,18 @@ export const en = {
     noMail: 'No email? Check your spam folder, or ask for a new code in a minute.',
   },
   account: {
+    /** A consultation's state after booking (the booking intent stays confirmed; DESIGN.md §11). */
+    state: {
+      label: 'Status',
+      cancelledByLawyer: 'Cancelled by the lawyer',
+      cancelled: 'Cancelled',
+      moved: 'Moved to another time',
+      held: 'Took place',
+      noShow: 'Marked as missed',
+      refunded: 'Refunded in full',
+      refunding: 'Being refunded',
+      released: 'Not charged: the hold on your card was released',
+    },
     title: 'My consultations',
     upcoming: 'Upcoming',
     past: 'Past',
@@ -1262,6 +1274,8 @@ export const en = {
       nothingPaid: 'The consultation was free: there is nothing to refund.',
       filename: 'cancellation.ics',
       calendar: (file: string) => `Open the attached ${file} to remove the consultation from your calendar.`,
+      /** The reason given when she is suspended or her verification expires (she can no longer hold it). */
+      unlistedReason: 'The lawyer can no longer take consultations on Consulta, so this one cannot go ahead.',
       rebook: (link: string) => `You can book another time or another lawyer at ${link}`,
       signature: 'Consulta',
     },
@@ -1271,9 +1285,6 @@ export const en = {
     title: 'Your consultations',
     intro: 'The consultations people booked with you.',
     zone: (zone: string) => `Times in ${zone}.`,
-    notLawyerTitle: 'For lawyers only',
-    notLawyerText: 'This page lists the consultations booked with a lawyer listed on Consulta. Your account has no lawyer profile.',
-    joinLink: 'Apply to be listed',
     upcoming: 'Upcoming',
     past: 'Past',
     noneUpcoming: 'No upcoming consultations.',
@@ -1412,6 +1423,8 @@ export const en = {
   // ── the site's face (issue 19, items 7–8; src/site/ui/layout.tsx, src/site/help/): the people's
   // navigation and footer, help and contact. The legal pages' own text is in src/site/help/legal-texts.ts. ──
   portal: {
+    /** The site header's entry for a signed-in account linked to a lawyer record. */
+    headerLink: 'Lawyer portal',
     navLabel: 'Lawyer portal',
     navHeading: 'Your practice',
     fromJoin: 'Go to your lawyer portal',
@@ -1538,7 +1551,6 @@ export const en = {
   earnings: {
     title: 'Earnings and payouts',
     intro: 'What people paid for your consultations, month by month: the platform’s share and what is yours, less refunds. A consultation counts in the month it takes place.',
-    notLawyerTitle: 'This page is for lawyers on Consulta',
     months: 'By month',
     none: 'No consultations yet. Once people book you, each month appears here.',
     total: 'All months',
@@ -1587,8 +1599,6 @@ export const en = {
     unavailable: 'Stripe could not be reached. Nothing changed; try again in a moment.',
   },
   firmLawyers: {
-    notLawyer: 'Only lawyers listed on Consulta have earnings here. If you are a lawyer, apply to join first.',
-    join: 'Join as a lawyer',
     lawyerTitle: 'Firms',
     lawyerIntro: 'A firm that invites you sees your bookings (date, time and status, never who booked) and your earnings, once you accept. You can leave whenever you want.',
     invitedBy: (firm: string) => `${firm} invites you to join it`,
@@ -1768,9 +1778,6 @@ export const en = {
     title: 'Busy times from your calendar',
     intro: 'Add the secret address of your own calendar (Google, Outlook or Apple). Every 15 minutes we read when you are busy and take those times out of the times people can book with you.',
     privacy: 'We keep only when each busy time starts and ends. We never keep titles, descriptions, places or guests, and we never show the address again: only its host and last characters.',
-    notLawyerTitle: 'This page is for lawyers',
-    notLawyer: 'Your account is not linked to a lawyer on Consulta. If you are a lawyer, apply first.',
-    joinLink: 'Apply to join',
     statusTitle: 'Your calendar',
     address: 'Address',
     lastRead: 'Last read',

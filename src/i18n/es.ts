@@ -280,6 +280,17 @@ export const es: Messages = {
     noMail: '¿No te llega? Mira en la carpeta de spam o pide un código nuevo dentro de un minuto.',
   },
   account: {
+    state: {
+      label: 'Estado',
+      cancelledByLawyer: 'Cancelada por el despacho',
+      cancelled: 'Cancelada',
+      moved: 'Cambiada a otra hora',
+      held: 'Realizada',
+      noShow: 'Marcada como no asistida',
+      refunded: 'Reembolsada por completo',
+      refunding: 'Reembolso en curso',
+      released: 'Sin cargo: se liberó la retención de tu tarjeta',
+    },
     title: 'Mis consultas',
     upcoming: 'Próximas',
     past: 'Pasadas',
@@ -1235,6 +1246,7 @@ export const es: Messages = {
       nothingPaid: 'La consulta era gratuita: no hay nada que reembolsar.',
       filename: 'cancelacion.ics',
       calendar: (file: string) => `Abre el archivo adjunto ${file} para quitar la consulta de tu calendario.`,
+      unlistedReason: 'El despacho ya no puede atender consultas en Consulta, así que esta no puede celebrarse.',
       rebook: (link: string) => `Puedes reservar otra hora u otro despacho en ${link}`,
       signature: 'Consulta',
     },
@@ -1244,9 +1256,6 @@ export const es: Messages = {
     title: 'Sus consultas',
     intro: 'Las consultas que le han reservado.',
     zone: (zone: string) => `Horario: ${zone}.`,
-    notLawyerTitle: 'Solo para abogados',
-    notLawyerText: 'Esta página muestra las consultas reservadas con un despacho que aparece en Consulta. Su cuenta no tiene perfil de abogado.',
-    joinLink: 'Solicite aparecer en Consulta',
     upcoming: 'Próximas',
     past: 'Pasadas',
     noneUpcoming: 'No tiene consultas próximas.',
@@ -1383,6 +1392,8 @@ export const es: Messages = {
   },
   // ── el aspecto del sitio (issue 19, puntos 7–8): navegación y pie para las personas, ayuda y contacto ──
   portal: {
+    /** The site header's entry for a signed-in account linked to a lawyer record. */
+    headerLink: 'Portal del despacho',
     navLabel: 'Portal del abogado',
     navHeading: 'Su despacho',
     fromJoin: 'Ir a su portal de abogado',
@@ -1509,7 +1520,6 @@ export const es: Messages = {
   earnings: {
     title: 'Ingresos y cobros',
     intro: 'Lo que se ha pagado por sus consultas, mes a mes: la parte de la plataforma y la suya, descontadas las devoluciones. Cada consulta cuenta en el mes en que tiene lugar.',
-    notLawyerTitle: 'Esta página es para abogados y abogadas de Consulta',
     months: 'Por mes',
     none: 'Aún no hay consultas. Cuando le reserven, cada mes aparecerá aquí.',
     total: 'Todos los meses',
@@ -1558,8 +1568,6 @@ export const es: Messages = {
     unavailable: 'No hemos podido contactar con Stripe. No ha cambiado nada; inténtelo de nuevo en un momento.',
   },
   firmLawyers: {
-    notLawyer: 'Solo los abogados y abogadas de Consulta tienen ingresos aquí. Si ejerces la abogacía, solicita unirte primero.',
-    join: 'Unirme como abogado/a',
     lawyerTitle: 'Despachos',
     lawyerIntro: 'Un despacho que te invita ve tus reservas (fecha, hora y estado, nunca quién reservó) y tus ingresos, solo si aceptas. Puedes salir cuando quieras.',
     invitedBy: (firm: string) => `${firm} te invita a unirte`,
@@ -1735,9 +1743,6 @@ export const es: Messages = {
     title: 'Horas ocupadas de su calendario',
     intro: 'Añada la dirección secreta de su propio calendario (Google, Outlook o Apple). Cada 15 minutos leemos cuándo está ocupada u ocupado y quitamos esas horas de las que la gente puede reservar con usted.',
     privacy: 'Solo guardamos cuándo empieza y termina cada hora ocupada. Nunca guardamos títulos, descripciones, lugares ni invitados, y nunca volvemos a mostrar la dirección: solo su servidor y sus últimos caracteres.',
-    notLawyerTitle: 'Esta página es para abogadas y abogados',
-    notLawyer: 'Su cuenta no está unida a ninguna abogada ni abogado de Consulta. Si ejerce la abogacía, primero envíe su solicitud.',
-    joinLink: 'Solicitar el alta',
     statusTitle: 'Su calendario',
     address: 'Dirección',
     lastRead: 'Última lectura',

@@ -251,6 +251,13 @@ export const ConsultationSchema = Type.Object(
     currency: Type.Literal('EUR'),
     page_url: Type.String({ format: 'uri', description: 'The consultation on the site (the person must be signed in)' }),
     booked_at: DateTime,
+    status: Type.Union(
+      [Type.Literal('confirmed'), Type.Literal('cancelled_by_lawyer'), Type.Literal('cancelled_by_person'), Type.Literal('moved'), Type.Literal('held'), Type.Literal('no_show')],
+      { description: "The consultation's own state (added in v1, additive). The booking intent stays `confirmed` whatever happens after; a consultation cancelled by the lawyer is `cancelled_by_lawyer` and is listed with the past ones, never as upcoming." },
+    ),
+    refund: Type.Union([Type.Literal('refunded'), Type.Literal('refunding'), Type.Literal('released'), Type.Null()], {
+      description: 'After a cancellation by the lawyer: refunded in full, being refunded, or released (the card was never charged); null when nothing was given back',
+    }),
   },
   { title: 'Consultation' },
 );

@@ -114,6 +114,8 @@ function consultationView(c: Consultation, siteUrl: string): ConsultationView {
     currency: 'EUR',
     page_url: `${siteUrl}/consultations/${c.id}`,
     booked_at: c.createdAt,
+    status: c.status,
+    refund: c.refund,
   };
 }
 
@@ -336,7 +338,7 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       name: 'list_my_bookings',
       title: 'My consultations',
       description:
-        'The consultations the person has booked and paid, however they were booked: the next 5 upcoming (soonest first) and the 5 most recent past ones (limit up to 50 each; upcoming_total and past_total count them all).',
+        'The consultations the person has booked and paid, however they were booked: the next 5 upcoming (confirmed, soonest first) and the 5 most recent past ones — ended, held, no-show, or cancelled (see status and refund) — (limit up to 50 each; upcoming_total and past_total count them all).',
       level: 'my-bookings:read',
       input: BookingsInput,
       output: BookingsOutput,

@@ -10,6 +10,8 @@ export interface SiteUser {
   name: string | null;
   /** May open the operator console (still asked for a recent passkey for sensitive actions). */
   operator: boolean;
+  /** Linked to a lawyer record (lawyers.user_id): the header links to the lawyer's portal. */
+  lawyer: boolean;
 }
 
 export interface SiteContext {

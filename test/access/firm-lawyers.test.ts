@@ -147,9 +147,9 @@ for (const target of databaseTargets()) {
       assert.equal((await him.client.post('/lawyer/earnings/firms/bufete/accept', {})).statusCode, 404);
       assert.equal((await him.client.post('/lawyer/earnings/firms/otro/accept', {})).statusCode, 404);
       assert.equal((await him.client.post('/lawyer/earnings/firms/otro/steal', {})).statusCode, 404);
-      // A person who is not a lawyer has no invitations to answer.
+      // A person who is not a lawyer has no invitations to answer: the portal's "for lawyers" page.
       await client.client.get('/account');
-      assert.equal((await client.client.post('/lawyer/earnings/firms/otro/accept', {})).statusCode, 404);
+      assert.equal((await client.client.post('/lawyer/earnings/firms/otro/accept', {})).statusCode, 403);
       const otro = (await rows()).find((r) => r.lawyer_id === lucia && r.status === 'invited');
       assert.ok(otro, 'still waiting for her answer');
       // She declines it; the firm cannot send it again for DECLINED_PAUSE_DAYS.

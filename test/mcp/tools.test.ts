@@ -218,7 +218,28 @@ for (const target of databaseTargets()) {
       const bookings = structured<{ upcoming: Array<{ booking_intent_id: string; booking_id: string }> }>(await modern.callTool({ name: 'list_my_bookings', arguments: {} }));
       assert.ok(bookings.upcoming.some((b) => b.booking_intent_id === held.booking_intent_id));
       const one = bookings.upcoming.find((b) => b.booking_intent_id === held.booking_intent_id)!;
-      assert.equal(structured<{ booking_id: string }>(await modern.callTool({ name: 'get_my_booking', arguments: { booking_id: one.booking_id } })).booking_id, one.booking_id);
+      const got = structured<{ booking_id: string; status: string; refund: string | null }>(await modern.callTool({ name: 'get_my_booking', arguments: { booking_id: one.booking_id } }));
+      assert.equal(got.booking_id, one.booking_id);
+      assert.deepEqual([got.status, got.refund], ['confirmed', null]);
+
+      // The lawyer cancels it: never upcoming again; past, cancelled_by_lawyer, refunded (the intent stays confirmed).
+      const cancelled = await ctx.app.services.lawyerCancellation.cancel(lawyer, one.booking_id, 'Estoy en un juicio');
+      assert.equal(cancelled.outcome, 'cancelled');
+      const after = structured<{ upcoming: Array<{ booking_id: string }>; past: Array<{ booking_id: string; status: string; refund: string | null }> }>(await modern.callTool({ name: 'list_my_bookings', arguments: {} }));
+      assert.equal(after.upcoming.some((b) => b.booking_id === one.booking_id), false, 'not upcoming');
+      const gone = after.past.find((b) => b.booking_id === one.booking_id);
+      assert.deepEqual([gone?.status, gone?.refund], ['cancelled_by_lawyer', 'refunded']);
+      const again = structured<{ status: string; refund: string | null }>(await modern.callTool({ name: 'get_my_booking', arguments: { booking_id: one.booking_id } }));
+      assert.deepEqual([again.status, again.refund], ['cancelled_by_lawyer', 'refunded']);
+      const intent = structured<{ status: string }>(await modern.callTool({ name: 'get_booking_intent', arguments: { booking_intent_id: held.booking_intent_id } }));
+      assert.equal(intent.status, 'confirmed', 'the booking intent stays confirmed (DESIGN.md §11)');
+      // My consultations on the site says the same, in the person's words, without the calendar file.
+      const page = await agent.person.client.get('/consultations?lang=en');
+      const text = page.body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      assert.match(text, /Past .*Cancelled by the lawyer · Refunded in full/);
+      assert.doesNotMatch(page.body, new RegExp(`/consultations/${one.booking_id}\\.ics`));
+      const es = await agent.person.client.get(`/consultations/${one.booking_id}?lang=es`);
+      assert.match(es.body.replace(/<[^>]+>/g, ' '), /Cancelada por el despacho · Reembolsada por completo/);
     });
 
     it('at most 3 holds wait for confirmation per person; a taken slot is slot_unavailable', async () => {

@@ -150,9 +150,13 @@ for (const target of databaseTargets()) {
       assert.match(text, /October 2026 Consultations 2 People paid €149\.00 Refunded €74\.50 Platform’s share €11\.18 Yours €63\.32/);
       assert.doesNotMatch(text, /99\.99/, 'another lawyer’s money never shows');
       assert.match(text, /demo payment provider: no money moves/);
+      // In the portal, with this page marked in its navigation (the month page too).
+      assert.match(page.body, /href="\/lawyer\/earnings" aria-current="page"/);
+      assert.match(page.body, /href="\/lawyer\/consultations"/);
       const month = await her.client.get('/lawyer/earnings?month=2026-10');
       assert.equal(month.statusCode, 200);
       assert.match(pageText(month.body), /Consultations of October 2026/);
+      assert.match(month.body, /href="\/lawyer\/earnings" aria-current="page"/);
       assert.match(pageText(month.body), /Cancelled by you/);
       const es = await her.client.get('/lawyer/earnings?lang=es');
       assert.match(pageText(es.body), /noviembre de 2026 Consultas 1 Pagado 74,50 € Devuelto 0,00 € Parte de la plataforma 11,18 € Para usted 63,32 €/);
@@ -190,9 +194,10 @@ for (const target of databaseTargets()) {
       assert.match(theirs, /€99\.99/);
       assert.doesNotMatch(theirs, /€74\.50/);
       const nobody = await stranger.client.get('/lawyer/earnings');
-      assert.equal(nobody.statusCode, 404);
-      assert.match(pageText(nobody.body), /This page is for lawyers on Consulta/);
-      assert.equal((await stranger.client.get('/lawyer/earnings.csv')).statusCode, 404);
+      // The portal's one answer for someone who is not a lawyer (src/site/lawyer/guard.ts).
+      assert.equal(nobody.statusCode, 403);
+      assert.match(pageText(nobody.body), /This area is for lawyers on Consulta/);
+      assert.equal((await stranger.client.get('/lawyer/earnings.csv')).statusCode, 403);
       const anon = await ctx.app.fastify.inject({ method: 'GET', url: '/lawyer/earnings.csv', headers: { accept: 'text/html' } });
       assert.equal(anon.statusCode, 303);
       assert.match(String(anon.headers.location), /^\/sign-in\?return_to=/);

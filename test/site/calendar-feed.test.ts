@@ -72,7 +72,7 @@ for (const target of databaseTargets()) {
       const { client } = await signedIn(ctx, 'not-a-lawyer@example.com');
       const page = await client.get(PATH);
       assert.equal(page.statusCode, 403);
-      assert.match(pageText(page.body), /This page is for lawyers/);
+      assert.match(pageText(page.body), /This area is for lawyers on Consulta/);
       const posted = await client.post(PATH, { url: feedUrl });
       assert.equal(posted.statusCode, 403);
     });
@@ -85,6 +85,9 @@ for (const target of databaseTargets()) {
       for (const s of ['Busy times from your calendar', 'Google Calendar', 'Secret address in iCal format', 'Outlook', 'Apple iCloud', 'Add your calendar']) assert.ok(text.includes(s), s);
       assert.match(page.body, /<label for="f-url">/);
       assert.match(page.body, /name="_csrf" value="[^"]+"/);
+      // In the portal, with this page marked in its navigation.
+      assert.match(page.body, /href="\/lawyer\/calendar-feed" aria-current="page"/);
+      assert.match(page.body, /href="\/lawyer\/earnings"/);
       const es = await client.get(`${PATH}?lang=es`);
       assert.match(pageText(es.body), /Horas ocupadas de su calendario/);
       assert.match(pageText(es.body), /Dirección secreta en formato iCal/);

@@ -67,6 +67,12 @@ for (const target of databaseTargets()) {
       assert.ok(one.body.includes('&lt;img src=x onerror=alert(1)'), one.body.match(/.{0,40}onerror.{0,40}/)?.[0]);
       assert.ok(one.body.includes(person.email));
       assert.ok(one.body.includes('action="/lawyer/consultations/' + mine.consultationId + '/cancel"'));
+      // Both pages sit in the portal, with her consultations marked as the current page.
+      for (const html of [res.body, one.body]) {
+        assert.match(html, /<nav class="dash-nav"/);
+        assert.match(html, /href="\/lawyer\/consultations" aria-current="page"/);
+        assert.match(html, /href="\/lawyer\/profile"/);
+      }
     });
 
     it('attacks: another lawyer\'s consultation, a person, signed out, no CSRF token — nothing changes', async () => {
@@ -79,7 +85,7 @@ for (const target of databaseTargets()) {
       // A person (no lawyer record): the "for lawyers only" page.
       const p = await person.client.get('/lawyer/consultations');
       assert.equal(p.statusCode, 403);
-      assert.match(pageText(p.body), /For lawyers only/);
+      assert.match(pageText(p.body), /This area is for lawyers on Consulta/);
       await person.client.get('/account');
       assert.equal((await person.client.post(`/lawyer/consultations/${victim}/cancel`, { reason: 'x' })).statusCode, 403);
       assert.equal((await person.client.post('/lawyer/consultations/feed', {})).statusCode, 403);

@@ -99,7 +99,7 @@ for (const target of databaseTargets()) {
 
     it('signed out: every portal page sends to sign-in and comes back', async () => {
       const browser = new HttpBrowser(site);
-      for (const path of ['/lawyer', '/lawyer/profile', '/lawyer/consultation', '/lawyer/calendar']) {
+      for (const path of ['/lawyer', '/lawyer/profile', '/lawyer/consultation', '/lawyer/calendar', '/lawyer/consultations', '/lawyer/earnings', '/lawyer/calendar-feed']) {
         const res = await browser.get(path);
         assert.equal(res.status, 303, path);
         assert.equal(res.headers.get('location'), `/sign-in?return_to=${encodeURIComponent(path)}`);
@@ -108,7 +108,8 @@ for (const target of databaseTargets()) {
 
     it('signed in without a lawyer record: a page pointing to /join, and posts change nothing', async () => {
       const me = await signedIn();
-      for (const path of ['/lawyer', '/lawyer/profile', '/lawyer/calendar']) {
+      // One answer on every /lawyer page, the separately built areas included.
+      for (const path of ['/lawyer', '/lawyer/profile', '/lawyer/calendar', '/lawyer/consultations', '/lawyer/earnings', '/lawyer/calendar-feed']) {
         const res = await me.browser.get(path);
         assert.equal(res.status, 403, path);
         const html = await res.text();
@@ -119,6 +120,22 @@ for (const target of databaseTargets()) {
       const res = await post(me.browser, '/lawyer/profile', PROFILE, token);
       assert.equal(res.status, 403);
       assert.equal(await server.app.services.lawyerPortal.forUser(me.userId), null);
+    });
+
+    it('the site header offers the portal to an account linked to a lawyer record, and to nobody else', async () => {
+      const person = await signedIn();
+      const theirs = await (await person.browser.get('/account')).text();
+      assert.doesNotMatch(theirs, /Lawyer portal<\/a>/);
+      assert.doesNotMatch(theirs, /<header[\s\S]*href="\/lawyer"[\s\S]*<\/header>/);
+      const anon = await (await new HttpBrowser(site).get('/')).text();
+      assert.doesNotMatch(anon, /href="\/lawyer"/);
+      const me = await lawyer('en');
+      const mine = await (await me.browser.get('/account')).text();
+      assert.match(mine, /<a href="\/lawyer">Lawyer portal<\/a>/);
+      const es = await lawyer('es');
+      assert.match(await (await es.browser.get('/account')).text(), /<a href="\/lawyer">Portal del despacho<\/a>/);
+      // Inside the portal the entry is marked as the current area.
+      assert.match(await (await me.browser.get('/lawyer/earnings')).text(), /<a href="\/lawyer" aria-current="page">Lawyer portal<\/a>/);
     });
 
     it('every page in English and Spanish, with the portal navigation', async () => {

@@ -1,4 +1,5 @@
 /** Consultations (confirmed bookings) as their owner sees them, with the lawyer's name and zone. */
+import type { ConsultationStatus } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export interface ConsultationRow {
@@ -17,6 +18,12 @@ export interface ConsultationRow {
   end_time: string;
   created_at: string;
   confirmation_token: string;
+  /** The consultation's own state (0027): confirmed, cancelled_by_lawyer, held… */
+  status: ConsultationStatus;
+  /** Its refund after a cancellation by the lawyer (pending/succeeded/failed), if any. */
+  refund_status: string | null;
+  /** The payment the refund gives back: `voided` when the authorization was released, never captured. */
+  refund_payment_status: string | null;
 }
 
 function base(db: Executor) {
@@ -25,6 +32,8 @@ function base(db: Executor) {
     .innerJoin('lawyers as l', 'l.id', 'c.lawyer_id')
     .innerJoin('booking_intents as i', 'i.id', 'c.booking_intent_id')
     .leftJoin('cities as ct', 'ct.slug', 'l.city_slug')
+    .leftJoin('consultation_refunds as r', 'r.consultation_id', 'c.id')
+    .leftJoin('payment_attempts as pa', 'pa.id', 'r.payment_attempt_id')
     .select([
       'c.id',
       'c.booking_intent_id',
@@ -41,6 +50,9 @@ function base(db: Executor) {
       'c.end_time',
       'c.created_at',
       'i.confirmation_token',
+      'c.status',
+      'r.status as refund_status',
+      'pa.status as refund_payment_status',
     ]);
 }
 

@@ -48,15 +48,17 @@ export async function insertSession(db: Executor, row: SessionTable): Promise<vo
   await db.insertInto('sessions').values(row).execute();
 }
 
-export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'> & { operator_since: string | null };
+export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'> & { operator_since: string | null; lawyer_id: string | null };
 
 export function findSessionByTokenHash(db: Executor, tokenHash: string): Promise<SessionWithUser | undefined> {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .leftJoin('operators as o', 'o.user_id', 's.user_id')
+    // lawyers.user_id is unique: at most one row, so the session is never repeated.
+    .leftJoin('lawyers as l', 'l.user_id', 's.user_id')
     .selectAll('s')
-    .select(['u.email', 'u.name', 'u.locale', 'o.added_at as operator_since'])
+    .select(['u.email', 'u.name', 'u.locale', 'o.added_at as operator_since', 'l.id as lawyer_id'])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

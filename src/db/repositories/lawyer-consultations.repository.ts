@@ -82,6 +82,17 @@ export function listConsultationsOfLawyer(db: Executor, lawyerId: string, limit 
   return base(db).where('c.lawyer_id', '=', lawyerId).orderBy('c.slot_date').orderBy('c.start_time').limit(limit).execute() as Promise<LawyerConsultationRow[]>;
 }
 
+/** Her confirmed consultations from `fromDate` (her wall-clock date) on: the caller keeps those not yet started. */
+export function listUpcomingConfirmedOfLawyer(db: Executor, lawyerId: string, fromDate: string): Promise<LawyerConsultationRow[]> {
+  return base(db)
+    .where('c.lawyer_id', '=', lawyerId)
+    .where('c.status', '=', 'confirmed')
+    .where('c.slot_date', '>=', fromDate)
+    .orderBy('c.slot_date')
+    .orderBy('c.start_time')
+    .execute() as Promise<LawyerConsultationRow[]>;
+}
+
 /** One of her consultations; another lawyer's id finds nothing. */
 export function findConsultationOfLawyer(db: Executor, lawyerId: string, id: string): Promise<LawyerConsultationRow | undefined> {
   return base(db).where('c.lawyer_id', '=', lawyerId).where('c.id', '=', id).executeTakeFirst() as Promise<LawyerConsultationRow | undefined>;

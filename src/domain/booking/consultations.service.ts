@@ -14,6 +14,7 @@ import {
 import { sanitizeShortText } from '../directory/fence.ts';
 import { zonedToUtcMs } from '../directory/zoned-time.ts';
 import type { Locale } from '../../i18n/index.ts';
+import type { ConsultationStatus } from '../../db/schema.ts';
 import { consultationIcs } from './consultation-mail.ts';
 import { quote, type Quote } from './quote.ts';
 
@@ -30,6 +31,27 @@ export interface Consultation {
   quote: Quote;
   confirmationToken: string;
   createdAt: string;
+  /**
+   * The consultation's state. The booking intent stays `confirmed` whatever happens after
+   * (DESIGN.md §11); this says whether it was cancelled by the lawyer, held or a no-show.
+   */
+  status: ConsultationStatus;
+  /** After a cancellation: the money given back, being given back, or the card hold released; null when nothing was paid back. */
+  refund: PersonRefundState | null;
+}
+
+export type PersonRefundState = 'refunded' | 'refunding' | 'released';
+
+/** A failed refund is settled by hand by the operator: to the person it is still being refunded. */
+function refundState(row: ConsultationRow): PersonRefundState | null {
+  if (row.refund_status === null) return null;
+  if (row.refund_status === 'succeeded') return row.refund_payment_status === 'voided' ? 'released' : 'refunded';
+  return 'refunding';
+}
+
+/** Still to come: confirmed and not yet ended. Everything else (ended, cancelled, held, no-show, moved) is the past list. */
+export function isUpcoming(c: Pick<Consultation, 'status' | 'endsAt'>, nowIso: string): boolean {
+  return c.status === 'confirmed' && c.endsAt > nowIso;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -48,6 +70,8 @@ function view(row: ConsultationRow): Consultation {
     quote: quote(row),
     confirmationToken: row.confirmation_token,
     createdAt: row.created_at,
+    status: row.status,
+    refund: refundState(row),
   };
 }
 
@@ -55,13 +79,14 @@ export class ConsultationsService {
   constructor(private readonly deps: { database: Database; clock: Clock; siteUrl: string }) {}
 
   /**
-   * Upcoming (not yet ended) soonest first, and past most recent first. `db` may be a transaction
+   * Upcoming (confirmed, not yet ended) soonest first, and the rest — ended, cancelled, held,
+   * no-show — most recent first. `db` may be a transaction
    * (account deletion decides on upcoming consultations inside its own).
    */
   async listForUser(userId: string, db: Executor = this.deps.database.db): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
     const all = (await listConsultationsOfUser(db, userId)).map(view);
     const now = this.deps.clock.now().toISOString();
-    return { upcoming: all.filter((c) => c.endsAt > now), past: all.filter((c) => c.endsAt <= now).reverse() };
+    return { upcoming: all.filter((c) => isUpcoming(c, now)), past: all.filter((c) => !isUpcoming(c, now)).reverse() };
   }
 
   /** One of the user's consultations; null for anyone else's or an unknown id. */

@@ -26,6 +26,7 @@ import {
   freeConsultationTime,
   insertRefund,
   listStalePendingRefunds,
+  listUpcomingConfirmedOfLawyer,
   type LawyerConsultationRow,
 } from '../../db/repositories/lawyer-consultations.repository.ts';
 import { findAttempt, transitionAttempt } from '../../db/repositories/payment.repository.ts';
@@ -50,6 +51,7 @@ export const LAWYER_CANCELLATION_KIND = 'consultation_cancelled_by_lawyer';
 export const REFUND_SWEEP_AFTER_MS = 60_000;
 export const REASON_MAX = 1000;
 const SWEEP_BATCH = 100;
+const DAY_MS = 86_400_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What became of the money: refunded, released (never captured), nothing to give back (free), or still pending (the sweep retries). */
@@ -100,6 +102,36 @@ export class LawyerCancellationService {
   async cancel(lawyerId: string, consultationId: string, rawReason: unknown): Promise<CancelResult> {
     if (!UUID.test(consultationId)) throw notFound('no such consultation');
     const reason = cancellationReason(rawReason);
+    return this.cancelOne(lawyerId, consultationId, () => reason);
+  }
+
+  /**
+   * She can no longer hold her consultations (suspended, or her verification expired: issue 18
+   * item 2, docs/lawyers.md#suspension-and-expiry): every upcoming confirmed one is cancelled as if
+   * she had cancelled it — full refund, the person emailed with METHOD:CANCEL, the time freed —
+   * with a fixed reason in the person's language. Safe to run twice at once (two sweeps, a sweep
+   * and the console): each consultation's conditional update lets exactly one call cancel it.
+   * One that fails (a provider outage is not a failure: its refund stays pending for the sweep)
+   * is logged and the others still go.
+   */
+  async cancelAllUpcoming(lawyerId: string): Promise<{ cancelled: number }> {
+    const now = this.deps.clock.now();
+    const fromDate = new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10);
+    const rows = await listUpcomingConfirmedOfLawyer(this.deps.database.db, lawyerId, fromDate);
+    let cancelled = 0;
+    for (const row of rows) {
+      if (startsAtMs(row) <= now.getTime()) continue;
+      try {
+        const result = await this.cancelOne(lawyerId, row.id, (r) => messages(isLocale(r.person_locale) ? r.person_locale : 'es').mail.lawyerCancellation.unlistedReason);
+        if (result.outcome === 'cancelled') cancelled++;
+      } catch (err) {
+        this.logger.error({ err, consultation: row.id, lawyer: lawyerId }, 'could not cancel a consultation of an unlisted lawyer');
+      }
+    }
+    return { cancelled };
+  }
+
+  private async cancelOne(lawyerId: string, consultationId: string, reasonOf: (row: LawyerConsultationRow) => string): Promise<CancelResult> {
     const now = this.deps.clock.now();
     const at = now.toISOString();
     const done = await this.deps.database.db.transaction().execute(async (tx) => {
@@ -107,6 +139,7 @@ export class LawyerCancellationService {
       if (!row) throw notFound('no such consultation');
       if (row.status !== 'confirmed') return { outcome: 'not_confirmed' as const, status: row.status };
       if (startsAtMs(row) <= now.getTime()) throw conflict('this consultation has started: mark it held or a no-show instead');
+      const reason = reasonOf(row);
       // The row lock of this update serialises concurrent cancellations; the loser changes nothing.
       if (!(await cancelIfConfirmed(tx, { id: row.id, lawyerId, reason, at }))) return { outcome: 'not_confirmed' as const, status: 'cancelled_by_lawyer' };
       await freeConsultationTime(tx, row.booking_intent_id);

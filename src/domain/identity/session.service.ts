@@ -45,6 +45,8 @@ export interface SessionUser {
   locale: string | null;
   /** Listed in `operators` (consulta operators add): may open the operator console. */
   operator: boolean;
+  /** Linked to a lawyer record (lawyers.user_id): the site header offers her the lawyer's portal. */
+  lawyer: boolean;
 }
 
 /** A signed-in browser's session as pages see it. */
@@ -99,7 +101,7 @@ export class SessionService {
       lastSeen = nowMs;
     }
     return {
-      user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale, operator: row.operator_since !== null },
+      user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale, operator: row.operator_since !== null, lawyer: row.lawyer_id !== null },
       sessionId: row.id,
       stepUpAt: row.step_up_at,
       endsAt: new Date(Math.min(Date.parse(row.expires_at), lastSeen + idleMs)).toISOString(),

@@ -53,6 +53,17 @@ export interface VerificationDeps {
   mail: MailQueue;
   /** This process's directory cache, dropped after a change (other processes follow within DIRECTORY_REFRESH_MS). */
   caches?: { directory?: { invalidate(): void } };
+  /**
+   * Her upcoming consultations once she can no longer hold them (suspension, expiry): cancelled by
+   * the lawyer-cancellation flow (LawyerCancellationService.cancelAllUpcoming). The app, the jobs
+   * and the CLI pass it; without it (a unit test of the listing alone) they stand.
+   */
+  consultations?: UnlistedConsultations;
+}
+
+/** Cancels every upcoming confirmed consultation of a lawyer who can no longer hold them. */
+export interface UnlistedConsultations {
+  cancelAllUpcoming(lawyerId: string): Promise<{ cancelled: number }>;
 }
 
 export interface Membership {
@@ -272,8 +283,8 @@ export class VerificationService {
 
   /**
    * Suspends a lawyer with a reason: unlisted at once (search, profile, availability, booking,
-   * the site, MCP). Her upcoming paid consultations are handed to `onSuspended` — see
-   * `upcomingConsultationsOfUnlisted` below.
+   * the site, MCP). Her upcoming consultations are then cancelled (deps.consultations):
+   * full refund, the person emailed, the time freed.
    */
   async suspend(actor: Actor, lawyerId: string, rawReason: string, action: 'lawyer.suspend' | 'lawyer.unverify' = 'lawyer.suspend'): Promise<{ lawyer: LawyerLifecycleRow; changed: boolean; listing: ListingChange | null }> {
     const op = this.operator(actor);
@@ -286,10 +297,13 @@ export class VerificationService {
       await setLawyerLifecycleStatus(tx, row.id, 'suspended', reason, at);
       const listing = (await refreshListing(tx, row.id, at))!;
       await recordOperatorAction(tx, { at, by: op.by, action, target: { type: 'lawyer', id: row.id, label: row.name }, details: { reason, public_before: listing.before.listed, public_after: listing.after.listed } });
-      await upcomingConsultationsOfUnlisted(row.id, 'suspended');
       return { lawyer: { ...row, status: 'suspended', status_reason: reason, updated_at: at }, changed: true, listing };
     });
-    if (result.changed) this.deps.caches?.directory?.invalidate();
+    if (result.changed) {
+      this.deps.caches?.directory?.invalidate();
+      // After the commit: each cancellation is its own transaction (refund, email, time freed).
+      await this.deps.consultations?.cancelAllUpcoming(result.lawyer.id);
+    }
     return result;
   }
 
@@ -347,23 +361,12 @@ export class VerificationService {
       const change = await this.db.transaction().execute((tx) => refreshListing(tx, lawyerId, nowIso));
       if (change && change.before.verified && !change.after.verified) {
         expired++;
-        await upcomingConsultationsOfUnlisted(lawyerId, 'expired');
+        await this.deps.consultations?.cancelAllUpcoming(lawyerId);
       }
     }
     if (expired > 0) this.deps.caches?.directory?.invalidate();
     return { reminded, expired };
   }
-}
-
-/**
- * HOOK (issue 18, item 6 — not yet built): when a lawyer is unlisted by suspension or expiry, her
- * upcoming paid consultations are to be cancelled by the lawyer-cancellation flow (full refund,
- * METHOD:CANCEL email, time freed). Until that flow exists they stand: they were booked while she
- * was listed, and holds and confirmations already read her listed or not (docs/lawyers.md).
- */
-export async function upcomingConsultationsOfUnlisted(lawyerId: string, why: 'suspended' | 'expired'): Promise<void> {
-  void lawyerId;
-  void why;
 }
 
 function refusalMail(to: string, name: string, reason: string): OutgoingMail {

@@ -33,7 +33,7 @@ import type { Actor, ApiKeyRecord, FirmMember, FirmRole } from '../access/types.
 import { conflict, forbidden, invalidRequest, notFound } from '../errors.ts';
 import { hasVerificationInForce, setLawyerHidden, setLawyerLifecycleStatus } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import { refreshListing } from '../lawyers/listing.ts';
-import { upcomingConsultationsOfUnlisted } from '../lawyers/verification.service.ts';
+import type { UnlistedConsultations } from '../lawyers/verification.service.ts';
 import { recordOperatorAction, toAuditEntry, type AuditAction, type AuditEntry } from './audit.ts';
 
 /** How many of each kind a search shows. */
@@ -97,6 +97,8 @@ export interface OperatorDeps {
    * The CLI serves nothing and passes none.
    */
   caches?: { directory?: { invalidate(): void }; keys?: { invalidate(): void } };
+  /** Withdrawing the verification (a suspension) cancels her upcoming consultations through this. */
+  consultations?: UnlistedConsultations;
 }
 
 function toLawyerStatus(row: LawyerStatusRow): LawyerStatus {
@@ -272,8 +274,7 @@ export class OperatorService {
         actions.push({ action: change.listed ? 'lawyer.list' : 'lawyer.unlist', details: {} });
       }
       if (actions.length === 0) return { lawyer: before, changed: false };
-      const listing = (await refreshListing(tx, id, at))!;
-      if (!listing.after.listed && listing.before.listed) await upcomingConsultationsOfUnlisted(id, 'suspended');
+      await refreshListing(tx, id, at);
       const after = toLawyerStatus((await findLawyerStatus(tx, id))!);
       for (const { action, details } of actions) {
         await recordOperatorAction(tx, {
@@ -284,10 +285,12 @@ export class OperatorService {
           details: { ...details, public_before: before.public, public_after: after.public },
         });
       }
-      return { lawyer: after, changed: true };
+      return { lawyer: after, changed: true, suspended: actions.some((a) => a.action === 'lawyer.unverify') };
     });
     if (result.changed) this.deps.caches?.directory?.invalidate();
-    return result;
+    // Suspended: after the commit, her upcoming consultations are cancelled (refund, email, time freed).
+    if ('suspended' in result && result.suspended) await this.deps.consultations?.cancelAllUpcoming(id);
+    return { lawyer: result.lawyer, changed: result.changed };
   }
 
   /** Every operator, by email. */

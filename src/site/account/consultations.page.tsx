@@ -13,8 +13,21 @@ function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
 }
 
+const CANCELLED = new Set(['cancelled_by_lawyer', 'cancelled_by_person']);
+
+/** "Cancelled by the lawyer · Refunded in full", "Took place"…; null while it is simply confirmed. */
+export function stateText(ctx: SiteContext, c: Pick<Consultation, 'status' | 'refund'>): string | null {
+  const s = ctx.t.account.state;
+  const what =
+    c.status === 'cancelled_by_lawyer' ? s.cancelledByLawyer : c.status === 'cancelled_by_person' ? s.cancelled : c.status === 'moved' ? s.moved : c.status === 'held' ? s.held : c.status === 'no_show' ? s.noShow : null;
+  if (!what) return null;
+  const money = c.refund === 'refunded' ? s.refunded : c.refund === 'refunding' ? s.refunding : c.refund === 'released' ? s.released : null;
+  return money ? `${what} · ${money}` : what;
+}
+
 function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { t } = ctx;
+  const state = stateText(ctx, c);
   return (
     <li class="card">
       <h3>
@@ -23,14 +36,22 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
       <p>
         <When ctx={ctx} c={c} />
       </p>
+      {state ? (
+        <p class="status">
+          <strong>{state}</strong>
+        </p>
+      ) : null}
       <p class="meta">
         {t.account.paid}{colon(ctx.locale)}{euros(c.quote.totalCents, ctx.locale)}
       </p>
-      <p>
-        <a href={`/consultations/${c.id}.ics`} download>
-          {t.account.addToCalendar}
-        </a>
-      </p>
+      {/* A cancelled consultation has nothing to add to a calendar (the email's METHOD:CANCEL removed it). */}
+      {CANCELLED.has(c.status) ? null : (
+        <p>
+          <a href={`/consultations/${c.id}.ics`} download>
+            {t.account.addToCalendar}
+          </a>
+        </p>
+      )}
     </li>
   );
 }
@@ -80,6 +101,7 @@ export function ConsultationsPage({ ctx, upcoming, past }: { ctx: SiteContext; u
 
 export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { t } = ctx;
+  const state = stateText(ctx, c);
   return (
     <Layout ctx={ctx} title={t.account.detailTitle} section="consultations" narrow>
       <h1>{t.account.detailTitle}</h1>
@@ -94,13 +116,21 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         </dd>
         <dt>{t.account.paid}</dt>
         <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
+        {state ? (
+          <>
+            <dt>{t.account.state.label}</dt>
+            <dd>{state}</dd>
+          </>
+        ) : null}
       </dl>
       <ZoneChooser ctx={ctx} lawyerZone={c.lawyer.timezone} reload />
-      <p>
-        <a class="button" href={`/consultations/${c.id}.ics`} download>
-          {t.account.addToCalendar}
-        </a>
-      </p>
+      {CANCELLED.has(c.status) ? null : (
+        <p>
+          <a class="button" href={`/consultations/${c.id}.ics`} download>
+            {t.account.addToCalendar}
+          </a>
+        </p>
+      )}
       <p>
         <BackLink ctx={ctx} href="/consultations">
           {t.account.title}

@@ -7,8 +7,14 @@
 import type { FeedStatus } from '../../domain/calendar-feed/calendar-feed.service.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
-import { Layout } from '../ui/layout.tsx';
-import type { SignedInLawyer } from './guard.ts';
+import { PortalLayout } from '../lawyer/portal.pages.tsx';
+
+/** What this page needs of her lawyer record. */
+export interface FeedLawyer {
+  id: string;
+  timezone: string;
+  horizonDays: number;
+}
 
 function when(iso: string, ctx: SiteContext, zone: string): string {
   return new Date(iso).toLocaleString(ctx.locale === 'es' ? 'es-ES' : 'en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
@@ -29,7 +35,7 @@ function Steps({ title, steps, open }: { title: string; steps: readonly string[]
 
 export interface CalendarFeedPageProps {
   ctx: SiteContext;
-  lawyer: SignedInLawyer;
+  lawyer: FeedLawyer;
   status: FeedStatus | null;
   /** A result of the last action (?done=…), already a key of calendarFeed.done. */
   done: string | null;
@@ -43,7 +49,7 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
   const doneText = done ? t.done[done] : undefined;
   const doneBad = done === 'savedFailed' || done === 'refreshFailed' || done === 'tooSoon';
   return (
-    <Layout ctx={ctx} title={error ? `${t.errorTitle} — ${t.title}` : t.title} narrow>
+    <PortalLayout ctx={ctx} title={error ? `${t.errorTitle} — ${t.title}` : t.title} current="calendar-feed">
       <h1>{t.title}</h1>
       {error ? (
         <div class="notice bad error-summary" role="alert" tabindex={-1} id="error-summary" autofocus aria-labelledby="error-summary-title">
@@ -144,21 +150,6 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
         <Steps title={t.outlookTitle} steps={t.outlookSteps} open={!status} />
         <Steps title={t.appleTitle} steps={t.appleSteps} open={!status} />
       </section>
-    </Layout>
-  );
-}
-
-export function NotLawyerPage({ ctx }: { ctx: SiteContext }) {
-  const t = ctx.t.calendarFeed;
-  return (
-    <Layout ctx={ctx} title={t.notLawyerTitle} narrow>
-      <h1>{t.notLawyerTitle}</h1>
-      <p>{t.notLawyer}</p>
-      <p>
-        <a class="button" href="/join">
-          {t.joinLink}
-        </a>
-      </p>
-    </Layout>
+    </PortalLayout>
   );
 }

@@ -6,29 +6,33 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
-import type { Database } from '../../db/database.ts';
 import { FeedAddressError, type CalendarFeedService } from '../../domain/calendar-feed/calendar-feed.service.ts';
-import { CalendarFeedPage, NotLawyerPage } from './calendar-feed.page.tsx';
-import { requireLawyer } from './guard.ts';
+import type { PortalService } from '../../domain/lawyers/portal.service.ts';
+import type { LawyerTable } from '../../db/schema.ts';
+import { requireLawyer } from '../lawyer/guard.ts';
+import { CalendarFeedPage, type FeedLawyer } from './calendar-feed.page.tsx';
 
 const PATH = '/lawyer/calendar-feed';
 const DONE = new Set(['saved', 'savedLater', 'savedFailed', 'refreshed', 'refreshFailed', 'tooSoon', 'removed']);
 
-export function calendarFeedArea({ calendarFeeds, database }: { calendarFeeds: CalendarFeedService; database: Database }) {
+/** What the page shows of her record: her time zone and how far ahead she takes bookings. */
+const feedLawyer = (l: LawyerTable): FeedLawyer => ({ id: l.id, timezone: l.timezone, horizonDays: Number(l.horizon_days) });
+
+export function calendarFeedArea({ calendarFeeds, portal }: { calendarFeeds: CalendarFeedService; portal: Pick<PortalService, 'forUser'> }) {
   return async (site: FastifyInstance) => {
     site.get(PATH, { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, database);
-      if (lawyer === null) return reply;
-      if (lawyer === 'not_lawyer') return reply.page(h(NotLawyerPage, { ctx: request.site }), 403);
+      const found = await requireLawyer(request, reply, portal);
+      if (!found) return reply;
+      const lawyer = feedLawyer(found);
       const q = (request.query ?? {}) as Record<string, unknown>;
       const done = typeof q.done === 'string' && DONE.has(q.done) ? q.done : null;
       return reply.page(h(CalendarFeedPage, { ctx: request.site, lawyer, status: await calendarFeeds.status(lawyer.id), done }));
     });
 
     site.post(PATH, { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, database);
-      if (lawyer === null) return reply;
-      if (lawyer === 'not_lawyer') return reply.page(h(NotLawyerPage, { ctx: request.site }), 403);
+      const found = await requireLawyer(request, reply, portal);
+      if (!found) return reply;
+      const lawyer = feedLawyer(found);
       const body = (request.body ?? {}) as Record<string, unknown>;
       const url = typeof body.url === 'string' ? body.url.slice(0, 4000) : '';
       try {
@@ -44,18 +48,18 @@ export function calendarFeedArea({ calendarFeeds, database }: { calendarFeeds: C
     });
 
     site.post(`${PATH}/refresh`, { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, database);
-      if (lawyer === null) return reply;
-      if (lawyer === 'not_lawyer') return reply.page(h(NotLawyerPage, { ctx: request.site }), 403);
+      const found = await requireLawyer(request, reply, portal);
+      if (!found) return reply;
+      const lawyer = feedLawyer(found);
       const result = await calendarFeeds.refreshNow(lawyer.id);
       const done = result.outcome === 'too_soon' ? 'tooSoon' : result.outcome === 'failed' ? 'refreshFailed' : result.outcome === 'no_feed' ? null : 'refreshed';
       return reply.code(303).redirect(done ? `${PATH}?done=${done}` : PATH);
     });
 
     site.post(`${PATH}/remove`, { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, database);
-      if (lawyer === null) return reply;
-      if (lawyer === 'not_lawyer') return reply.page(h(NotLawyerPage, { ctx: request.site }), 403);
+      const found = await requireLawyer(request, reply, portal);
+      if (!found) return reply;
+      const lawyer = feedLawyer(found);
       const removed = await calendarFeeds.remove(lawyer.id);
       return reply.code(303).redirect(removed ? `${PATH}?done=removed` : PATH);
     });

@@ -8,7 +8,7 @@ import { euros, formatDay, formatInstant } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
-import { Layout } from '../ui/layout.tsx';
+import { PortalLayout } from '../lawyer/portal.pages.tsx';
 
 const whenText = (ctx: SiteContext, c: LawyerConsultation) => `${formatDay(c.date, ctx.locale)}, ${c.startTime.slice(0, 5)}–${c.endTime.slice(0, 5)}`;
 
@@ -84,7 +84,7 @@ function Feed({ ctx, feed }: { ctx: SiteContext; feed: FeedBox }) {
 export function LawyerConsultationsPage({ ctx, lawyer, upcoming, past, feed, done }: { ctx: SiteContext; lawyer: LawyerSelf; upcoming: LawyerConsultation[]; past: LawyerConsultation[]; feed: FeedBox; done?: string }) {
   const t = ctx.t.lawyerBookings;
   return (
-    <Layout ctx={ctx} title={t.title}>
+    <PortalLayout ctx={ctx} title={t.title} current="consultations">
       <h1>{t.title}</h1>
       <Done ctx={ctx} done={done} />
       <p>
@@ -95,7 +95,7 @@ export function LawyerConsultationsPage({ ctx, lawyer, upcoming, past, feed, don
       <h2>{t.past}</h2>
       <List ctx={ctx} items={past} empty={t.nonePast} />
       <Feed ctx={ctx} feed={feed} />
-    </Layout>
+    </PortalLayout>
   );
 }
 
@@ -111,7 +111,7 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
   const markable = !c.upcoming && (c.status === 'confirmed' || c.status === 'held' || c.status === 'no_show');
   const title = t.detailTitle(whenText(ctx, c));
   return (
-    <Layout ctx={ctx} title={form?.error ? `${t.errorTitle} — ${title}` : title} narrow>
+    <PortalLayout ctx={ctx} title={form?.error ? `${t.errorTitle} — ${title}` : title} current="consultations">
       <p>
         <a href="/lawyer/consultations">{t.back}</a>
       </p>
@@ -205,19 +205,6 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
           </div>
         </section>
       ) : null}
-    </Layout>
-  );
-}
-
-export function NotLawyerPage({ ctx }: { ctx: SiteContext }) {
-  const t = ctx.t.lawyerBookings;
-  return (
-    <Layout ctx={ctx} title={t.notLawyerTitle} narrow>
-      <h1>{t.notLawyerTitle}</h1>
-      <p>{t.notLawyerText}</p>
-      <p>
-        <a href="/join">{t.joinLink}</a>
-      </p>
-    </Layout>
+    </PortalLayout>
   );
 }

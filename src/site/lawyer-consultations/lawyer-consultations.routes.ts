@@ -10,17 +10,18 @@ import { h } from 'preact';
 import type { LawyerCancellationService } from '../../domain/booking/lawyer-cancellation.service.ts';
 import type { LawyerConsultationsService } from '../../domain/booking/lawyer-consultations.service.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { requireLawyer } from './guard.ts';
+import type { PortalService } from '../../domain/lawyers/portal.service.ts';
+import { requireLawyer } from '../lawyer/guard.ts';
 import { LawyerConsultationPage, LawyerConsultationsPage } from './lawyer-consultations.page.tsx';
 
 type Body = Record<string, unknown>;
 const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.slice(0, max) : '');
 const hidden = { schema: { hide: true } };
 
-export function lawyerConsultationsArea({ consultations, cancellation }: { consultations: LawyerConsultationsService; cancellation: LawyerCancellationService }) {
+export function lawyerConsultationsArea({ consultations, cancellation, portal }: { consultations: LawyerConsultationsService; cancellation: LawyerCancellationService; portal: Pick<PortalService, 'forUser'> }) {
   return async (site: FastifyInstance) => {
     site.get<{ Querystring: { done?: string } }>('/lawyer/consultations', hidden, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, consultations);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const [{ upcoming, past }, feed] = await Promise.all([consultations.list(lawyer.id), consultations.feed(lawyer.id)]);
       return reply.header('cache-control', 'private, no-store').page(h(LawyerConsultationsPage, { ctx: request.site, lawyer, upcoming, past, feed: { state: feed }, done: text(request.query.done, 20) || undefined }));
@@ -28,7 +29,7 @@ export function lawyerConsultationsArea({ consultations, cancellation }: { consu
 
     // A new feed address: shown in the answer to this POST only (it is not stored), never in a URL.
     site.post('/lawyer/consultations/feed', hidden, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, consultations);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const { token } = await consultations.rotateFeed(lawyer.id);
       const [{ upcoming, past }, feed] = await Promise.all([consultations.list(lawyer.id), consultations.feed(lawyer.id)]);
@@ -53,14 +54,14 @@ export function lawyerConsultationsArea({ consultations, cancellation }: { consu
     });
 
     site.get<{ Params: { id: string }; Querystring: { done?: string } }>('/lawyer/consultations/:id', hidden, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, consultations);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const consultation = await consultations.get(lawyer.id, request.params.id);
       return reply.header('cache-control', 'private, no-store').page(h(LawyerConsultationPage, { ctx: request.site, lawyer, consultation, done: text(request.query.done, 20) || undefined }));
     });
 
     site.post<{ Params: { id: string }; Body: Body }>('/lawyer/consultations/:id/cancel', hidden, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, consultations);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       // Hers, or the 404 page before anything else is read.
       const consultation = await consultations.get(lawyer.id, request.params.id);
@@ -87,7 +88,7 @@ export function lawyerConsultationsArea({ consultations, cancellation }: { consu
     });
 
     site.post<{ Params: { id: string }; Body: Body }>('/lawyer/consultations/:id/outcome', hidden, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, consultations);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const consultation = await consultations.get(lawyer.id, request.params.id);
       const outcome = text((request.body ?? {}).outcome, 10);

@@ -10,7 +10,7 @@ import { euros, formatDay } from '../../i18n/format.ts';
 import { intlTag } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
-import { Layout } from '../ui/layout.tsx';
+import { PortalLayout } from '../lawyer/portal.pages.tsx';
 
 /** `2026-11` → "November 2026" / "noviembre de 2026". */
 export function monthName(month: string, locale: string): string {
@@ -159,7 +159,7 @@ export function EarningsPage(p: EarningsPageProps) {
   const { ctx } = p;
   const t = ctx.t.earnings;
   return (
-    <Layout ctx={ctx} title={t.title} section="account">
+    <PortalLayout ctx={ctx} title={t.title} current="earnings">
       <h1>{t.title}</h1>
       <p class="meta">{p.lawyerName}</p>
       <p>{t.intro}</p>
@@ -185,7 +185,7 @@ export function EarningsPage(p: EarningsPageProps) {
         )}
       </section>
       <Payouts ctx={ctx} payout={p.payout} connectNotice={p.connectNotice} />
-    </Layout>
+    </PortalLayout>
   );
 }
 
@@ -195,7 +195,7 @@ export function EarningsMonthPage({ ctx, month, lines, totals }: { ctx: SiteCont
   const name = monthName(month, ctx.locale);
   const money = (c: number) => euros(c, ctx.locale);
   return (
-    <Layout ctx={ctx} title={t.monthTitle(name)} section="account">
+    <PortalLayout ctx={ctx} title={t.monthTitle(name)} current="earnings">
       <p>
         <a href="/lawyer/earnings">{t.backToMonths}</a>
       </p>
@@ -241,22 +241,6 @@ export function EarningsMonthPage({ ctx, month, lines, totals }: { ctx: SiteCont
           ))}
         </ul>
       )}
-    </Layout>
-  );
-}
-
-/** Signed in, but not a lawyer on Consulta. */
-export function NotALawyerPage({ ctx }: { ctx: SiteContext }) {
-  const t = ctx.t;
-  return (
-    <Layout ctx={ctx} title={t.earnings.notLawyerTitle} narrow>
-      <h1>{t.earnings.notLawyerTitle}</h1>
-      <p>{t.firmLawyers.notLawyer}</p>
-      <p>
-        <a class="button" href="/join">
-          {t.firmLawyers.join}
-        </a>
-      </p>
-    </Layout>
+    </PortalLayout>
   );
 }

@@ -11,25 +11,27 @@ import { DomainError } from '../../domain/errors.ts';
 import { earningsCsv, isMonth, monthTotals, type EarningsService } from '../../domain/payments/earnings.service.ts';
 import type { PayoutsService } from '../../domain/payments/payouts.service.ts';
 import { EarningsMonthPage, EarningsPage } from './earnings.page.tsx';
-import { requireLawyer } from './guard.ts';
+import type { PortalService } from '../../domain/lawyers/portal.service.ts';
+import { requireLawyer } from '../lawyer/guard.ts';
 
 export interface LawyerEarningsDeps {
   earnings: EarningsService;
   payouts: PayoutsService;
   firmLawyers: FirmLawyersService;
+  portal: Pick<PortalService, 'forUser'>;
   siteUrl: string;
 }
 
 const CONNECT_NOTICES = ['returned', 'expired', 'unavailable'] as const;
 const FIRM_ANSWERS = ['accept', 'decline', 'leave'] as const;
 
-export function lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl }: LawyerEarningsDeps) {
+export function lawyerEarningsArea({ earnings, payouts, firmLawyers, portal, siteUrl }: LawyerEarningsDeps) {
   const origin = new URL(siteUrl).origin;
   const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, unknown>;
 
   return async (site: FastifyInstance) => {
     site.get('/lawyer/earnings', { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, firmLawyers);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const q = query(request);
       const month = typeof q.month === 'string' ? q.month : undefined;
@@ -48,7 +50,7 @@ export function lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl }: 
     });
 
     site.get('/lawyer/earnings.csv', { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, firmLawyers);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const q = query(request);
       const month = typeof q.month === 'string' && isMonth(q.month) ? q.month : undefined;
@@ -70,7 +72,7 @@ export function lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl }: 
 
     // Connect (Stripe Express): a fresh onboarding link each time; Stripe sends her back to /return.
     site.post('/lawyer/earnings/connect', { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, firmLawyers);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       try {
         const url = await payouts.onboardingUrl(
@@ -85,7 +87,7 @@ export function lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl }: 
     });
 
     site.get('/lawyer/earnings/connect/return', { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, firmLawyers);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       try {
         await payouts.refresh(lawyer.id);
@@ -98,7 +100,7 @@ export function lawyerEarningsArea({ earnings, payouts, firmLawyers, siteUrl }: 
 
     // Firms' invitations: she answers for her own record only; the firm is named, her id never.
     site.post('/lawyer/earnings/firms/:slug/:answer', { schema: { hide: true } }, async (request, reply) => {
-      const lawyer = await requireLawyer(request, reply, firmLawyers);
+      const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const { slug, answer } = request.params as { slug: string; answer: string };
       const verb = FIRM_ANSWERS.find((a) => a === answer);

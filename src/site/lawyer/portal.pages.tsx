@@ -33,7 +33,7 @@ export interface PortalLayoutProps {
 export function PortalLayout({ ctx, title, current, children }: PortalLayoutProps) {
   const { t } = ctx;
   return (
-    <Layout ctx={ctx} title={title}>
+    <Layout ctx={ctx} title={title} section="lawyer">
       <div class="dashboard portal">
         <nav class="dash-nav" aria-label={t.portal.navLabel}>
           <p class="dash-nav-heading">{t.portal.navHeading}</p>

@@ -9,7 +9,7 @@ export interface LayoutProps {
   ctx: SiteContext;
   title: string;
   /** Which nav entry is the current page. */
-  section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard' | 'account' | 'help' | 'contact' | 'legal';
+  section?: 'search' | 'consultations' | 'sign-in' | 'docs' | 'dashboard' | 'account' | 'lawyer' | 'help' | 'contact' | 'legal';
   narrow?: boolean;
   /** No `hreflang` alternates (error pages: the address is not a page in any language). */
   noAlternates?: boolean;
@@ -89,6 +89,10 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
                 <>
                   <a href="/consultations" aria-current={current('consultations')}>{t.layout.myConsultations}</a>
                   <a href="/account" aria-current={current('account')}>{f.nav.account}</a>
+                  {/* Only for an account linked to a lawyer record (its text is the portal's: en/es, English elsewhere). */}
+                  {ctx.user.lawyer ? (
+                    <a href="/lawyer" aria-current={current('lawyer')}>{t.portal.headerLink}</a>
+                  ) : null}
                   <form method="post" action="/sign-out">
                     <CsrfField ctx={ctx} />
                     <button class="linklike" type="submit">{t.layout.signOut}</button>
