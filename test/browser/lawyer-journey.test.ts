@@ -145,7 +145,8 @@ async function survey(w: World, cookies: Cookie[], url: string, name: string): P
 
 /** A person holds `date` at BOOKED.start on the site; lands on the pay page signed in. Returns the hold's token. */
 async function holdAndSignIn(w: World, page: Page, lawyerId: string, date: string, email: string): Promise<string> {
-  await page.goto(`${w.site}/lawyers/${lawyerId}/book`);
+  // The week strip shows one day's times: open the day of the booking (the strip's own link shape).
+  await page.goto(`${w.site}/lawyers/${lawyerId}/book?week=${date}&day=${date}`);
   await page.locator(`button[name="slot"][value="${date}|${BOOKED.start}|${BOOKED.end}"]`).click();
   await page.waitForURL('**/confirm/*');
   const token = new URL(page.url()).pathname.split('/').pop()!;
