@@ -20,8 +20,8 @@ import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
 import { languageByCode } from './languages.ts';
 import { BAR_ASSOCIATIONS, barAssociationByName } from '../lawyers/bar-associations.ts';
-import { isQuarterHour } from '../lawyers/calendar-rules.ts';
-import { CONSULTATION_MINUTES, isListed, isVerified, offeredFormats } from '../lawyers/listing.ts';
+import { CONSULTATION_LENGTHS, isQuarterHour } from '../lawyers/calendar-rules.ts';
+import { isListed, isVerified, offeredFormats } from '../lawyers/listing.ts';
 import { verificationExpiry } from '../lawyers/verification-rules.ts';
 import { upsertBarAssociations } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import type { LawyerRecord } from './lawyer-record.ts';
@@ -146,7 +146,7 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
   // switch (hidden). The materialised flags come from the one listing rule.
   const formats = record.formats ?? { phone: true };
   const offer = { video_url: formats.video_url ?? null, offers_phone: formats.phone ? 1 : 0, office_address: formats.office_address ?? null };
-  const slotLengths = record.weekly_hours.map((w) => w.slot_minutes as number).filter((m) => (CONSULTATION_MINUTES as readonly number[]).includes(m));
+  const slotLengths = record.weekly_hours.map((w) => w.slot_minutes as number).filter((m) => (CONSULTATION_LENGTHS as readonly number[]).includes(m));
   const consultationMinutes = record.consultation_minutes ?? (slotLengths.length > 0 ? Math.max(...slotLengths) : 60);
   const verifiedBars = record.verified ? record.bar_memberships.filter((b) => b.verified).map((b) => b.bar_name) : [];
   const verificationBars: Array<string | null> = record.verified ? (verifiedBars.length > 0 ? verifiedBars : [null]) : [];

@@ -14,21 +14,12 @@ import { insertLawyers } from '../../db/repositories/lawyer.repository.ts';
 import { findKnownReferences, findLawyerByUser, findLawyerRecord, listAreasAndLanguages, listMemberships } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import type { DB, LawyerTable } from '../../db/schema.ts';
 import { CITIES, PROVINCES } from '../demo/spain.ts';
-import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
-import { languageByCode } from '../directory/languages.ts';
 import { invalidRequest, type FieldError } from '../errors.ts';
-import { checkShortText } from '../third-party-text.ts';
 import { barAssociationById } from './bar-associations.ts';
-import { CONSULTATION_MINUTES, offeredFormats, refreshListing, type ConsultationFormat } from './listing.ts';
+import { offeredFormats, refreshListing, type ConsultationFormat } from './listing.ts';
+import { areaBySlug, BIO_MAX, checkFee, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
 
-export const NAME_MAX = 120;
-export const BIO_MAX = 1000;
-export const ADDRESS_MAX = 200;
-export const VIDEO_URL_MAX = 500;
-export const LANGUAGES_MAX = 10;
-export const AREAS_MAX = 10;
 /** The highest fee accepted, in euros. */
-export const FEE_MAX_EUROS = 1000;
 /** The platform's share for a new lawyer, in percent (the operator may change it later). */
 export const DEFAULT_COMMISSION_PERCENT = 15;
 
@@ -83,36 +74,6 @@ export interface Applicant {
 
 const citiesBySlug = new Map(CITIES.map((c) => [c.slug, c]));
 const provinceTimezone = new Map(PROVINCES.map((p) => [p.code, p.timezone]));
-const areaBySlug = new Map<string, PracticeAreaData>();
-(function walk(areas: readonly PracticeAreaData[]) {
-  for (const a of areas) {
-    areaBySlug.set(a.slug, a);
-    walk(a.children ?? []);
-  }
-})(PRACTICE_AREAS);
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' && v !== '' ? [v] : []);
-
-/** One line of third-party text: trimmed, required or not, at most `max` characters, no control or invisible characters. */
-export function shortText(raw: unknown, pointer: string, max: number, required: string | null, errors: FieldError[]): string | null {
-  const text = str(raw).trim();
-  if (text === '') {
-    if (required) errors.push({ pointer, detail: required });
-    return null;
-  }
-  if ([...text].length > max) {
-    errors.push({ pointer, detail: `at most ${max} characters (this has ${[...text].length})` });
-    return null;
-  }
-  const bad = checkShortText(text, pointer);
-  if (bad) {
-    errors.push(bad);
-    return null;
-  }
-  return text;
-}
-
 /** Checks an application; the clean values or every problem at once. */
 export function validateApplication(input: ApplicationInput): { ok: true; value: Omit<MyApplication, 'id' | 'status' | 'statusReason' | 'appliedAt' | 'contactEmail' | 'colegio' | 'formats'> & { colegioId: string; offersPhone: boolean } } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
@@ -131,50 +92,11 @@ export function validateApplication(input: ApplicationInput): { ok: true; value:
   const city = citiesBySlug.get(citySlug);
   if (!city) errors.push({ pointer: '/city', detail: citySlug === '' ? 'choose the city where you practise' : 'not a city we know; choose one from the list' });
 
-  const languages = [...new Set(strings(input.languages).map((l) => l.trim().toLowerCase()))];
-  if (languages.length === 0) errors.push({ pointer: '/languages', detail: 'choose at least one language you consult in' });
-  else if (languages.length > LANGUAGES_MAX) errors.push({ pointer: '/languages', detail: `at most ${LANGUAGES_MAX} languages` });
-  else if (languages.some((l) => !languageByCode(l))) errors.push({ pointer: '/languages', detail: 'choose languages from the list' });
+  const languages = checkLanguages(input.languages, errors);
+  const practiceAreas = checkPracticeAreas(input.practiceAreas, input.primaryArea, errors);
+  const feeCents = checkFee(input.fee, errors);
 
-  const areas = [...new Set(strings(input.practiceAreas).map((a) => a.trim()))];
-  let primary = str(input.primaryArea).trim();
-  if (areas.length === 0) errors.push({ pointer: '/practice_areas', detail: 'choose at least one practice area' });
-  else if (areas.length > AREAS_MAX) errors.push({ pointer: '/practice_areas', detail: `at most ${AREAS_MAX} practice areas` });
-  else if (areas.some((a) => !areaBySlug.has(a))) errors.push({ pointer: '/practice_areas', detail: 'choose practice areas from the list' });
-  else if (primary === '') primary = areas[0]!;
-  else if (!areas.includes(primary)) errors.push({ pointer: '/primary_area', detail: 'your main practice area must be one of the areas you chose' });
-
-  const feeText = str(input.fee).trim().replace(',', '.');
-  let feeCents = 0;
-  if (feeText === '') errors.push({ pointer: '/fee', detail: 'give your fee for one consultation, in euros' });
-  else if (!/^\d{1,4}(\.\d{1,2})?$/.test(feeText)) errors.push({ pointer: '/fee', detail: 'a number of euros, such as 60 or 60,50' });
-  else {
-    feeCents = Math.round(Number(feeText) * 100);
-    if (feeCents > FEE_MAX_EUROS * 100) errors.push({ pointer: '/fee', detail: `at most ${FEE_MAX_EUROS} euros` });
-  }
-
-  const minutes = Number(str(input.consultationMinutes));
-  if (!(CONSULTATION_MINUTES as readonly number[]).includes(minutes)) errors.push({ pointer: '/consultation_minutes', detail: 'choose 30, 45, 60 or 90 minutes' });
-
-  let videoUrl: string | null = null;
-  const videoText = str(input.videoUrl).trim();
-  if (videoText !== '') {
-    let url: URL | null = null;
-    try {
-      url = new URL(videoText);
-    } catch {
-      url = null;
-    }
-    if (videoText.length > VIDEO_URL_MAX) errors.push({ pointer: '/video_url', detail: `at most ${VIDEO_URL_MAX} characters` });
-    else if (!url || url.protocol !== 'https:' || !videoText.toLowerCase().startsWith('https://') || url.username !== '' || url.password !== '') errors.push({ pointer: '/video_url', detail: 'your meeting link must be a full https:// address' });
-    else if (checkShortText(videoText, '/video_url')) errors.push(checkShortText(videoText, '/video_url')!);
-    else videoUrl = url.href;
-  }
-  const offersPhone = input.phone === true || input.phone === 'on' || input.phone === '1';
-  const officeAddress = shortText(input.officeAddress, '/office_address', ADDRESS_MAX, null, errors);
-  if (videoText === '' && !offersPhone && str(input.officeAddress).trim() === '') {
-    errors.push({ pointer: '/formats', detail: 'offer at least one format: a video meeting link, phone, or an office address' });
-  }
+  const offer = checkOffer(input, errors);
 
   // The bio is one paragraph: line breaks typed in the box become spaces, anything else invisible is refused.
   const bio = shortText(str(input.bio).replace(/\r\n|\r|\n/g, ' '), '/bio', BIO_MAX, null, errors);
@@ -188,12 +110,9 @@ export function validateApplication(input: ApplicationInput): { ok: true; value:
       membershipNumber: number,
       citySlug: city.slug,
       languages,
-      practiceAreas: areas.map((slug) => ({ slug, isPrimary: slug === primary })),
+      practiceAreas,
       feeCents,
-      consultationMinutes: minutes,
-      videoUrl,
-      offersPhone,
-      officeAddress,
+      ...offer,
       bio,
     },
   };

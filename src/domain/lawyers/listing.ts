@@ -18,11 +18,11 @@ import {
 } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import { bumpDirectoryVersion } from '../../db/repositories/reference.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
+import { CONSULTATION_LENGTHS } from './calendar-rules.ts';
 
 export const LAWYER_STATUSES = ['applied', 'verified', 'refused', 'suspended'] as const;
 export type LawyerLifecycleStatus = (typeof LAWYER_STATUSES)[number];
 
-export const CONSULTATION_MINUTES = [30, 45, 60, 90] as const;
 export type ConsultationFormat = 'video' | 'phone' | 'in_person';
 
 /** What the rule reads; every field is a fact stored about the lawyer. */
@@ -45,7 +45,7 @@ export function listingGaps(f: ListingFacts): string[] {
   else if (!f.currentVerification) gaps.push('verification expired');
   if (f.hidden) gaps.push('hidden by the operator');
   if (f.feeCents === null || !Number.isInteger(f.feeCents) || f.feeCents < 0) gaps.push('no fee');
-  if (f.consultationMinutes === null || !(CONSULTATION_MINUTES as readonly number[]).includes(f.consultationMinutes)) gaps.push('no consultation length');
+  if (f.consultationMinutes === null || !(CONSULTATION_LENGTHS as readonly number[]).includes(f.consultationMinutes)) gaps.push('no consultation length');
   if (f.formats.length === 0) gaps.push('no consultation format');
   if (f.practiceAreas < 1) gaps.push('no practice area');
   if (f.weeklyHours < 1) gaps.push('no weekly hours');

@@ -33,11 +33,8 @@ import {
 import { bumpDirectoryVersion, recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { DB, LawyerPhotoTable, LawyerTable } from '../../db/schema.ts';
-import { PRACTICE_AREAS, type PracticeAreaData } from '../demo/practice-areas.ts';
-import { languageByCode } from '../directory/languages.ts';
 import { invalidRequest, type FieldError } from '../errors.ts';
-import { checkShortText } from '../third-party-text.ts';
-import { ADDRESS_MAX, AREAS_MAX, BIO_MAX, FEE_MAX_EUROS, LANGUAGES_MAX, NAME_MAX, shortText, VIDEO_URL_MAX } from './application.service.ts';
+import { areaBySlug, BIO_MAX, checkFee, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
 import { CONSULTATION_LENGTHS } from './calendar-rules.ts';
 import { isListed, isVerified, offeredFormats, refreshListing, type ConsultationFormat, type ListingFacts } from './listing.ts';
 
@@ -108,17 +105,6 @@ export interface PortalDeps {
   caches?: { directory?: { invalidate(): void; lawyersChanged?(ids: Iterable<string>): void } };
 }
 
-const areaBySlug = new Map<string, PracticeAreaData>();
-(function walk(areas: readonly PracticeAreaData[]) {
-  for (const a of areas) {
-    areaBySlug.set(a.slug, a);
-    walk(a.children ?? []);
-  }
-})(PRACTICE_AREAS);
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' && v !== '' ? [v] : []);
-
 /** The URL of a photo: the hash names the bytes, so the answer may be cached for a year. */
 export const photoPath = (lawyerId: string, sha256: string): string => `/lawyer-photos/${lawyerId}/${sha256.slice(0, 32)}`;
 
@@ -141,58 +127,20 @@ export function validateProfile(input: ProfileInput): { ok: true; value: { name:
     bios[lang] = shortText(str(input.bios?.[lang]).replace(/\r\n|\r|\n/g, ' '), `/bio_${lang}`, BIO_MAX, null, errors);
   }
 
-  const languages = [...new Set(strings(input.languages).map((l) => l.trim().toLowerCase()))];
-  if (languages.length === 0) errors.push({ pointer: '/languages', detail: 'choose at least one language you consult in' });
-  else if (languages.length > LANGUAGES_MAX) errors.push({ pointer: '/languages', detail: `at most ${LANGUAGES_MAX} languages` });
-  else if (languages.some((l) => !languageByCode(l))) errors.push({ pointer: '/languages', detail: 'choose languages from the list' });
-
-  const areas = [...new Set(strings(input.practiceAreas).map((a) => a.trim()))];
-  let primary = str(input.primaryArea).trim();
-  if (areas.length === 0) errors.push({ pointer: '/practice_areas', detail: 'choose at least one practice area' });
-  else if (areas.length > AREAS_MAX) errors.push({ pointer: '/practice_areas', detail: `at most ${AREAS_MAX} practice areas` });
-  else if (areas.some((a) => !areaBySlug.has(a))) errors.push({ pointer: '/practice_areas', detail: 'choose practice areas from the list' });
-  else if (primary === '') primary = areas[0]!;
-  else if (!areas.includes(primary)) errors.push({ pointer: '/primary_area', detail: 'your main practice area must be one of the areas you chose' });
-
-  const feeText = str(input.fee).trim().replace(',', '.');
-  let feeCents = 0;
-  if (feeText === '') errors.push({ pointer: '/fee', detail: 'give your fee for one consultation, in euros' });
-  else if (!/^\d{1,4}(\.\d{1,2})?$/.test(feeText)) errors.push({ pointer: '/fee', detail: 'a number of euros, such as 60 or 60,50' });
-  else {
-    feeCents = Math.round(Number(feeText) * 100);
-    if (feeCents > FEE_MAX_EUROS * 100) errors.push({ pointer: '/fee', detail: `at most ${FEE_MAX_EUROS} euros` });
-  }
+  const languages = checkLanguages(input.languages, errors);
+  const practiceAreas = checkPracticeAreas(input.practiceAreas, input.primaryArea, errors);
+  const feeCents = checkFee(input.fee, errors);
 
   if (errors.length > 0 || name === null) return { ok: false, errors };
-  return { ok: true, value: { name, bios, languages, practiceAreas: areas.map((slug) => ({ slug, isPrimary: slug === primary })), feeCents } };
+  return { ok: true, value: { name, bios, languages, practiceAreas, feeCents } };
 }
 
 /** Checks her consultation offer: a length, and at least one format (video needs an https link, in person an address). */
 export function validateOffer(input: OfferInput): { ok: true; value: { consultationMinutes: number; videoUrl: string | null; offersPhone: boolean; officeAddress: string | null } } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const minutes = Number(str(input.consultationMinutes));
-  if (!(CONSULTATION_LENGTHS as readonly number[]).includes(minutes)) errors.push({ pointer: '/consultation_minutes', detail: 'choose 30, 45, 60 or 90 minutes' });
-  let videoUrl: string | null = null;
-  const videoText = str(input.videoUrl).trim();
-  if (videoText !== '') {
-    let url: URL | null = null;
-    try {
-      url = new URL(videoText);
-    } catch {
-      url = null;
-    }
-    if (videoText.length > VIDEO_URL_MAX) errors.push({ pointer: '/video_url', detail: `at most ${VIDEO_URL_MAX} characters` });
-    else if (!url || url.protocol !== 'https:' || !videoText.toLowerCase().startsWith('https://') || url.username !== '' || url.password !== '') errors.push({ pointer: '/video_url', detail: 'your meeting link must be a full https:// address' });
-    else if (checkShortText(videoText, '/video_url')) errors.push(checkShortText(videoText, '/video_url')!);
-    else videoUrl = url.href;
-  }
-  const offersPhone = input.phone === true || input.phone === 'on' || input.phone === '1';
-  const officeAddress = shortText(input.officeAddress, '/office_address', ADDRESS_MAX, null, errors);
-  if (videoText === '' && !offersPhone && str(input.officeAddress).trim() === '') {
-    errors.push({ pointer: '/formats', detail: 'offer at least one format: a video meeting link, phone, or an office address' });
-  }
+  const offer = checkOffer(input, errors);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, value: { consultationMinutes: minutes, videoUrl, offersPhone, officeAddress } };
+  return { ok: true, value: offer };
 }
 
 /** The listing facts of a lawyer as they stand (what refreshListing reads), without writing. */

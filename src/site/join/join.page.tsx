@@ -6,7 +6,7 @@
  */
 import type { MyApplication } from '../../domain/lawyers/application.service.ts';
 import { BAR_ASSOCIATIONS, barAssociationById } from '../../domain/lawyers/bar-associations.ts';
-import { CONSULTATION_MINUTES } from '../../domain/lawyers/listing.ts';
+import { CONSULTATION_LENGTHS } from '../../domain/lawyers/calendar-rules.ts';
 import { CITIES } from '../../domain/demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../../domain/demo/practice-areas.ts';
 import { euros } from '../../i18n/format.ts';
@@ -128,7 +128,7 @@ export function JoinFormPage({ ctx, form, errors }: { ctx: SiteContext; form: Jo
         <Checkboxes name="practice_areas" legend={`${t.join.practiceAreas} (${t.join.required})`} options={areaOptions} checked={form.practice_areas} error={errors.practice_areas} />
         <Select name="primary_area" label={t.join.primaryArea} options={areaOptions} value={form.primary_area} empty={t.join.primaryFirst} error={errors.primary_area} />
         <Field name="fee" label={`${t.join.fee} (${t.join.required})`} hint={t.join.feeHint} value={form.fee} error={errors.fee} inputmode="decimal" maxLength={10} required />
-        <Select name="consultation_minutes" label={t.join.minutes} options={CONSULTATION_MINUTES.map((n) => ({ value: String(n), label: t.join.minutesOption.replace('{n}', String(n)) }))} value={form.consultation_minutes} error={errors.consultation_minutes} />
+        <Select name="consultation_minutes" label={t.join.minutes} options={CONSULTATION_LENGTHS.map((n) => ({ value: String(n), label: t.join.minutesOption.replace('{n}', String(n)) }))} value={form.consultation_minutes} error={errors.consultation_minutes} />
         <fieldset class="field" id="f-formats" aria-describedby={errors.formats ? 'f-formats-error' : undefined}>
           <legend>{t.join.formats}</legend>
           {errors.formats ? <span class="field-error" id="f-formats-error">{errors.formats}</span> : null}
