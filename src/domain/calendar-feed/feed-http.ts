@@ -13,9 +13,9 @@
  * - Conditional GET (If-None-Match / If-Modified-Since) when the caller passes validators.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { Agent } from 'undici';
-import { refusalReason, systemResolver, TargetRefusedError, type AddressPolicy, type HostResolver } from '../webhooks/address-policy.ts';
-import { guardedConnector } from '../webhooks/delivery.ts';
+import type { Agent } from 'undici';
+import { TargetRefusedError, type AddressPolicy, type HostResolver } from '../webhooks/address-policy.ts';
+import { guardedAgent } from '../webhooks/delivery.ts';
 
 export interface FeedHttpOptions {
   timeoutMs: number;
@@ -55,14 +55,7 @@ export class FeedHttpClient {
   private readonly agent: Agent;
 
   constructor(private readonly options: FeedHttpOptions) {
-    const connectTimeoutMs = Math.min(options.timeoutMs, 10_000);
-    this.agent = new Agent({
-      connect: options.allowInsecureTargets
-        ? { timeout: connectTimeoutMs, ...options.tls }
-        : guardedConnector({ resolver: options.resolver ?? systemResolver, policy: options.policy ?? refusalReason, connectTimeoutMs, tls: options.tls }),
-      keepAliveTimeout: 4_000,
-      keepAliveMaxTimeout: 30_000,
-    });
+    this.agent = guardedAgent(options);
   }
 
   /** Whether a URL's scheme may be read (https; http only with the insecure affordance). */

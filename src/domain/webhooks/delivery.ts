@@ -90,20 +90,29 @@ export function guardedConnector(options: { resolver: HostResolver; policy: Addr
   };
 }
 
+/**
+ * The connection pool of a client that reaches addresses other people give us (webhook endpoints,
+ * lawyers' calendar feeds): every connection through guardedConnector, unless the deployment
+ * allows insecure targets (local development and tests).
+ */
+export function guardedAgent(options: WebhookHttpClientOptions): Agent {
+  const connectTimeoutMs = Math.min(options.timeoutMs, 10_000);
+  return new Agent({
+    connect: options.allowInsecureTargets
+      ? { timeout: connectTimeoutMs, ...options.tls }
+      : guardedConnector({ resolver: options.resolver ?? systemResolver, policy: options.policy ?? refusalReason, connectTimeoutMs, tls: options.tls }),
+    // A kept-alive connection was checked when it was opened; keep reuse short all the same.
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 30_000,
+  });
+}
+
 /** Sends webhook attempts; one instance (and its connection pool) per dispatcher. */
 export class WebhookHttpClient {
   private readonly agent: Agent;
 
   constructor(private readonly options: WebhookHttpClientOptions) {
-    const connectTimeoutMs = Math.min(options.timeoutMs, 10_000);
-    this.agent = new Agent({
-      connect: options.allowInsecureTargets
-        ? { timeout: connectTimeoutMs, ...options.tls }
-        : guardedConnector({ resolver: options.resolver ?? systemResolver, policy: options.policy ?? refusalReason, connectTimeoutMs, tls: options.tls }),
-      // A kept-alive connection was checked when it was opened; keep reuse short all the same.
-      keepAliveTimeout: 4_000,
-      keepAliveMaxTimeout: 30_000,
-    });
+    this.agent = guardedAgent(options);
   }
 
   /** POSTs `body` to `url` with `headers`; never throws. */
