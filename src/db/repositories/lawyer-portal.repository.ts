@@ -8,11 +8,6 @@ import type { Executor } from './types.ts';
 
 export type PortalLawyerRow = LawyerTable;
 
-/** A lawyer record by id (the whole row). */
-export function findLawyerById(db: Executor, lawyerId: string): Promise<LawyerTable | undefined> {
-  return db.selectFrom('lawyers').selectAll().where('id', '=', lawyerId).executeTakeFirst();
-}
-
 /** Her bios, by language. */
 export async function listBios(db: Executor, lawyerId: string): Promise<Record<string, string>> {
   const rows = await db.selectFrom('lawyer_bios').select(['language', 'bio']).where('lawyer_id', '=', lawyerId).orderBy('language').execute();

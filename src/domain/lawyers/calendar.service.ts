@@ -13,13 +13,13 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import {
   deleteDateException,
-  findLawyerById,
   listOwnDateExceptions,
   listOwnWeeklyHours,
   replaceDateException,
   replaceWeeklyHours,
   updateLawyerCalendarSettings,
 } from '../../db/repositories/lawyer-portal.repository.ts';
+import { findLawyerRecord } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import type { DB, LawyerTable } from '../../db/schema.ts';
 import { addDays, dateInZone, daysBetween } from '../directory/zoned-time.ts';
 import { invalidRequest, notFound, type FieldError } from '../errors.ts';
@@ -130,7 +130,7 @@ export class CalendarService {
   }
 
   async calendar(lawyer: LawyerTable): Promise<CalendarView> {
-    const row = (await findLawyerById(this.db, lawyer.id))!;
+    const row = (await findLawyerRecord(this.db, lawyer.id))!;
     const today = this.today(row.timezone);
     const [hours, exceptions] = await Promise.all([listOwnWeeklyHours(this.db, lawyer.id), listOwnDateExceptions(this.db, lawyer.id, today)]);
     const week: Record<number, TimeRange[]> = { 1: [], 2: [], 3: [], 4: [], 5: [], 6: [], 7: [] };
@@ -157,7 +157,7 @@ export class CalendarService {
 
   /** Saves her week and settings as a whole. Bad input: `invalid_request` naming every field. */
   async saveWeek(lawyer: LawyerTable, input: WeekInput): Promise<void> {
-    const row = (await findLawyerById(this.db, lawyer.id))!;
+    const row = (await findLawyerRecord(this.db, lawyer.id))!;
     const errors: FieldError[] = [];
     const ranges: Array<{ weekday: number; start_time: string; end_time: string }> = [];
     for (let day = 1; day <= 7; day++) {
@@ -179,7 +179,7 @@ export class CalendarService {
 
   /** Sets one date's override (closed, or these ranges instead of the week's): from today to her horizon. */
   async setOverride(lawyer: LawyerTable, input: OverrideInput): Promise<void> {
-    const row = (await findLawyerById(this.db, lawyer.id))!;
+    const row = (await findLawyerRecord(this.db, lawyer.id))!;
     const errors: FieldError[] = [];
     const date = str(input.date);
     const today = this.today(row.timezone);

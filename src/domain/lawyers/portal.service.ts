@@ -14,10 +14,9 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
-import { findKnownReferences, findLawyerByUser, findListingFacts, listAreasAndLanguages, listVerificationsInForce } from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import { findKnownReferences, findLawyerByUser, findLawyerRecord, findListingFacts, listAreasAndLanguages, listVerificationsInForce } from '../../db/repositories/lawyer-lifecycle.repository.ts';
 import {
   deletePhoto,
-  findLawyerById,
   findPhoto,
   findPhotoMeta,
   listBios,
@@ -277,7 +276,7 @@ export class PortalService {
   }
 
   async offer(lawyer: LawyerTable): Promise<PortalOffer> {
-    const row = (await findLawyerById(this.db, lawyer.id))!;
+    const row = (await findLawyerRecord(this.db, lawyer.id))!;
     return { consultationMinutes: row.consultation_minutes, videoUrl: row.video_url, offersPhone: row.offers_phone === 1, officeAddress: row.office_address, formats: offeredFormats(row) };
   }
 
