@@ -28,6 +28,7 @@ import * as m0029 from './migrations/0029-lawyer-portal.ts';
 import * as m0030 from './migrations/0030-lawyer-booking-feeds.ts';
 import * as m0031 from './migrations/0031-calendar-feeds.ts';
 import * as m0032 from './migrations/0032-earnings-connect.ts';
+import * as m0033 from './migrations/0033-after-booking.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0030-lawyer-booking-feeds': m0030,
   '0031-calendar-feeds': m0031,
   '0032-earnings-connect': m0032,
+  '0033-after-booking': m0033,
 };
 
 /** Brings the schema to the latest version; safe to run concurrently from several processes on PostgreSQL. */

@@ -168,6 +168,41 @@ export interface ReviewTable {
   comment: string | null;
   created_at: string | null;
   verified_client: number;
+  // -- 0033-after-booking: reviews by verified clients (DESIGN.md §11) --
+  /** The held consultation it is about (unique); null on imported reviews. */
+  consultation_id?: string | null;
+  /** Its author's account; null on imported reviews (and after the account is deleted). */
+  user_id?: string | null;
+  /** Last edit by its author (editable for 30 days from created_at). */
+  updated_at?: string | null;
+  /** The lawyer's one public answer (third-party text). */
+  answer?: string | null;
+  answered_at?: string | null;
+  /** Set while the operator keeps it hidden, with the reason and the operator's user id. */
+  hidden_at?: string | null;
+  hidden_reason?: string | null;
+  hidden_by?: string | null;
+}
+
+/** A report of a review by anyone (0033); the operator resolves it. */
+export interface ReviewReportTable {
+  id: string;
+  review_id: string;
+  user_id: string | null;
+  reporter_hash: string | null;
+  reason: string;
+  details: string | null;
+  created_at: string;
+  resolved_at: string | null;
+}
+
+/** One reminder (or review invitation) queued for a consultation (0033): each once per start time. */
+export interface ConsultationReminderTable {
+  consultation_id: string;
+  kind: 'person_24h' | 'person_1h' | 'lawyer_day_before' | 'review_invitation';
+  starts_at: string;
+  mail_id: string | null;
+  created_at: string;
 }
 
 export interface SlotHoldTable {
@@ -369,7 +404,16 @@ export interface BookingIntentTable {
   held_for_user_id?: string | null;
   /** Holds made over MCP (0018): the OAuth client that made it. */
   oauth_client_id?: string | null;
+  // -- 0033-after-booking: chosen on the hold page, copied to the consultation on confirmation --
+  format?: ConsultationFormat | null;
+  note?: string | null;
+  phone_e164?: string | null;
+  /** The visitor's own IANA zone (shown beside the lawyer's), when known. */
+  person_timezone?: string | null;
 }
+
+/** How a consultation is held (0033). */
+export type ConsultationFormat = 'video' | 'phone' | 'in_person';
 
 export interface IdempotencyKeyTable {
   scope: string;
@@ -409,6 +453,16 @@ export interface ConsultationTable {
   status_reason: string | null;
   status_changed_at: string | null;
   ics_sequence: Generated<number>;
+  // -- 0033-after-booking --
+  format?: ConsultationFormat | null;
+  /** Third-party text for the lawyer (≤ 1,000 characters). */
+  note?: string | null;
+  phone_e164?: string | null;
+  person_timezone?: string | null;
+  /** The language its emails are written in (the site's at booking, until the account has one). */
+  locale?: string | null;
+  moved_from_date?: string | null;
+  moved_from_start_time?: string | null;
 }
 
 /** The consultation's own state (DESIGN.md §11); the booking intent stays `confirmed` throughout. */
@@ -741,6 +795,8 @@ export interface DB {
   lawyer_bios: LawyerBioTable;
   lawyer_photos: LawyerPhotoTable;
   reviews: ReviewTable;
+  review_reports: ReviewReportTable;
+  consultation_reminders: ConsultationReminderTable;
   slot_holds: SlotHoldTable;
   slot_cells: SlotCellTable;
   directory_state: DirectoryStateTable;

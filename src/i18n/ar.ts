@@ -772,4 +772,24 @@ export const ar: PeopleMessages = {
       'Atlantic/Canary': 'توقيت جزر الكناري',
     } as Record<string, string>,
   },
+  // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
+  policy: {
+    title: 'سياسة الإلغاء',
+    summary: 'الإلغاء مجاني حتى 24 ساعة قبل البدء، مع استرداد المبلغ كاملًا. بعد ذلك لا يوجد استرداد، إلا إذا قرر المحامي أو المحامية إعادة المبلغ.',
+    move: 'يمكنك نقلها إلى وقت متاح آخر لدى المحامي نفسه حتى 24 ساعة قبل البدء، ويبقى الدفع كما هو.',
+    freeUntil: (when: string) => `الإلغاء مجاني حتى ${when}.`,
+    late: 'تبدأ بعد أقل من 24 ساعة: إذا ألغيت الآن فلن يُعاد إليك المبلغ.',
+  },
+  // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
+  purchase: {},
+  // Issue 20: reminder emails.
+  reminders: {},
+  // Issue 20: the person's cancel and move pages.
+  changeBooking: {},
+  // Issue 20: writing a review, and reviews on the profile.
+  reviews: {},
+  // Issue 20: reporting a review, and how reviews are verified.
+  reviewReports: {},
+  // Issue 20: the hold limit page and replacing a pending hold.
+  holdLimit: {},
 };

@@ -1847,6 +1847,29 @@ export const en = {
     ],
     secretNote: 'Anyone with this address can read your calendar: do not share it elsewhere. If it leaks, reset it in your calendar and paste the new one here.',
   },
+  // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
+  policy: {
+    title: 'Cancellation policy',
+    summary: 'Free cancellation up to 24 hours before the start, with a full refund. Later there is no refund, unless the lawyer decides to refund.',
+    move: 'You can move it to another free time with the same lawyer up to 24 hours before the start; the payment is kept.',
+    freeUntil: (when: string) => `Free cancellation until ${when}.`,
+    late: 'It starts in less than 24 hours: if you cancel now, you will not be refunded.',
+  },
+  // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
+  purchase: {},
+  // Issue 20: reminder emails.
+  reminders: {},
+  // Issue 20: the person's cancel and move pages.
+  changeBooking: {},
+  // Issue 20: writing a review, and reviews on the profile.
+  reviews: {},
+  // Issue 20: reporting a review, and how reviews are verified.
+  reviewReports: {},
+  // Issue 20: the hold limit page and replacing a pending hold.
+  holdLimit: {},
+  // Issue 20, lawyers' portal and operator console (Spanish and English only): answering reviews, moderating them.
+  reviewAnswers: {},
+  reviewModeration: {},
 };
 
 export type Messages = typeof en;

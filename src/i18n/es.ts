@@ -1812,4 +1812,27 @@ export const es: Messages = {
     ],
     secretNote: 'Quien tenga esta dirección puede leer su calendario: no la comparta en otro sitio. Si se filtra, restablézcala en su calendario y pegue aquí la nueva.',
   },
+  // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
+  policy: {
+    title: 'Política de cancelación',
+    summary: 'Cancelación gratuita hasta 24 horas antes del inicio, con reembolso completo. Después no hay reembolso, salvo que el despacho decida devolverlo.',
+    move: 'Puedes cambiarla a otra hora libre del mismo despacho hasta 24 horas antes del inicio; el pago se mantiene.',
+    freeUntil: (when: string) => `Cancelación gratuita hasta el ${when}.`,
+    late: 'Empieza en menos de 24 horas: si cancelas ahora, no se te devolverá el importe.',
+  },
+  // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
+  purchase: {},
+  // Issue 20: reminder emails.
+  reminders: {},
+  // Issue 20: the person's cancel and move pages.
+  changeBooking: {},
+  // Issue 20: writing a review, and reviews on the profile.
+  reviews: {},
+  // Issue 20: reporting a review, and how reviews are verified.
+  reviewReports: {},
+  // Issue 20: the hold limit page and replacing a pending hold.
+  holdLimit: {},
+  // Issue 20, lawyers' portal and operator console (Spanish and English only): answering reviews, moderating them.
+  reviewAnswers: {},
+  reviewModeration: {},
 };

@@ -704,4 +704,24 @@ export const fr = {
       'Atlantic/Canary': 'heure des Canaries',
     } as Record<string, string>,
   },
+  // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
+  policy: {
+    title: 'Conditions d’annulation',
+    summary: 'Annulation gratuite jusqu’à 24 heures avant le début, avec remboursement intégral. Ensuite, aucun remboursement, sauf si l’avocate ou l’avocat décide de rembourser.',
+    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début ; le paiement est conservé.',
+    freeUntil: (when: string) => `Annulation gratuite jusqu’au ${when}.`,
+    late: 'Elle commence dans moins de 24 heures : si vous annulez maintenant, le montant ne vous sera pas remboursé.',
+  },
+  // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
+  purchase: {},
+  // Issue 20: reminder emails.
+  reminders: {},
+  // Issue 20: the person's cancel and move pages.
+  changeBooking: {},
+  // Issue 20: writing a review, and reviews on the profile.
+  reviews: {},
+  // Issue 20: reporting a review, and how reviews are verified.
+  reviewReports: {},
+  // Issue 20: the hold limit page and replacing a pending hold.
+  holdLimit: {},
 } satisfies PeopleMessages;

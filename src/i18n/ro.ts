@@ -726,4 +726,24 @@ export const ro: PeopleMessages = {
       'Atlantic/Canary': 'ora Insulelor Canare',
     } as Record<string, string>,
   },
+  // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
+  policy: {
+    title: 'Politica de anulare',
+    summary: 'Anulare gratuită până cu 24 de ore înainte de început, cu rambursare integrală. După aceea nu există rambursare, cu excepția cazului în care avocatul decide să ramburseze.',
+    move: 'O puteți muta la altă oră liberă la același avocat până cu 24 de ore înainte de început; plata se păstrează.',
+    freeUntil: (when: string) => `Anulare gratuită până la ${when}.`,
+    late: 'Începe în mai puțin de 24 de ore: dacă anulați acum, nu veți primi banii înapoi.',
+  },
+  // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
+  purchase: {},
+  // Issue 20: reminder emails.
+  reminders: {},
+  // Issue 20: the person's cancel and move pages.
+  changeBooking: {},
+  // Issue 20: writing a review, and reviews on the profile.
+  reviews: {},
+  // Issue 20: reporting a review, and how reviews are verified.
+  reviewReports: {},
+  // Issue 20: the hold limit page and replacing a pending hold.
+  holdLimit: {},
 };

@@ -739,4 +739,24 @@ export const uk: PeopleMessages = {
       'Atlantic/Canary': 'час Канарських островів',
     } as Record<string, string>,
   },
+  // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
+  policy: {
+    title: 'Умови скасування',
+    summary: 'Безкоштовне скасування до 24 годин до початку з повним поверненням коштів. Пізніше кошти не повертаються, якщо тільки адвокат не вирішить їх повернути.',
+    move: 'Ви можете перенести її на інший вільний час у того самого адвоката до 24 годин до початку; оплата зберігається.',
+    freeUntil: (when: string) => `Безкоштовне скасування до ${when}.`,
+    late: 'Вона починається менш ніж за 24 години: якщо ви скасуєте зараз, кошти не буде повернуто.',
+  },
+  // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
+  purchase: {},
+  // Issue 20: reminder emails.
+  reminders: {},
+  // Issue 20: the person's cancel and move pages.
+  changeBooking: {},
+  // Issue 20: writing a review, and reviews on the profile.
+  reviews: {},
+  // Issue 20: reporting a review, and how reviews are verified.
+  reviewReports: {},
+  // Issue 20: the hold limit page and replacing a pending hold.
+  holdLimit: {},
 };

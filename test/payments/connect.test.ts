@@ -180,10 +180,13 @@ for (const target of databaseTargets()) {
       const creates = standIn.callsTo('POST', /^\/v1\/accounts$/).length;
       const stranger = await signedIn(ctx, 'nobody@example.com');
       await stranger.client.get('/lawyer/earnings');
-      assert.equal(stranger.client.last!.statusCode, 404);
+      // The portal's one guard: a signed-in account without a lawyer record gets 403 and a page
+      // pointing to /join, on every /lawyer URL and form alike.
+      assert.equal(stranger.client.last!.statusCode, 403);
+      assert.match(stranger.client.last!.body, /href="\/join"/);
       const res = await stranger.client.post('/lawyer/earnings/connect', {});
-      assert.equal(res.statusCode, 404);
-      assert.equal((await stranger.client.get(`/lawyer/earnings/connect/return?lawyer_id=${lawyer}`)).statusCode, 404);
+      assert.equal(res.statusCode, 403);
+      assert.equal((await stranger.client.get(`/lawyer/earnings/connect/return?lawyer_id=${lawyer}`)).statusCode, 403);
       assert.equal(standIn.callsTo('POST', /^\/v1\/accounts$/).length, creates);
     });
   });
