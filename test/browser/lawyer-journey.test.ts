@@ -266,8 +266,8 @@ function journey(target: DatabaseTarget, photograph: boolean): void {
       await shoot(her, 'portal-consultation');
       await her.goto(`${site}/lawyer/calendar`);
       for (let day = 1; day <= 7; day++) {
-        await her.locator(`#f-w${day}_0_start`).selectOption('09:00');
-        await her.locator(`#f-w${day}_0_end`).selectOption('13:00');
+        await her.locator(`#f-w${day}_0_start`).fill('09:00');
+        await her.locator(`#f-w${day}_0_end`).fill('13:00');
       }
       await her.getByLabel('Free time between consultations').selectOption('30');
       await her.getByRole('button', { name: 'Save', exact: true }).click();

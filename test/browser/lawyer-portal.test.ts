@@ -98,10 +98,10 @@ describe('the lawyer portal in Chromium: phone and desktop, es and en, axe-core 
 
           await page.locator('nav.dash-nav a[href="/lawyer/calendar"]').click();
           await page.waitForURL(/\/lawyer\/calendar$/);
-          await page.locator('#f-w1_0_start').selectOption('09:00');
-          await page.locator('#f-w1_0_end').selectOption('13:00');
-          await page.locator('#f-w1_1_start').selectOption('16:00');
-          await page.locator('#f-w1_1_end').selectOption('19:00');
+          await page.locator('#f-w1_0_start').fill('09:00');
+          await page.locator('#f-w1_0_end').fill('13:00');
+          await page.locator('#f-w1_1_start').fill('16:00');
+          await page.locator('#f-w1_1_end').fill('19:00');
           await page.getByRole('button', { name: w.copy }).click();
           await page.waitForURL(/\/lawyer\/calendar\?saved=1$/);
           assert.equal(await page.locator('#f-w5_1_end').inputValue(), '19:00');

@@ -288,14 +288,25 @@ for (const target of databaseTargets()) {
       assert.deepEqual(view.week[7], []);
       assert.equal(view.bufferMinutes, 15);
       const page = await (await me.browser.get('/lawyer/calendar?saved=1')).text();
-      assert.match(page, /<select id="f-w3_1_start" name="w3_1_start"[^>]*>[\s\S]*?<option selected(="")?>15:00<\/option>/);
+      // Time fields stepping by quarter hours, with their labels: no select of 96 options per field.
+      assert.match(page, /<input id="f-w3_1_start" name="w3_1_start" type="time" step="900" value="15:00"/);
+      assert.match(page, /<label for="f-w3_1_start">From<\/label>/);
+      assert.doesNotMatch(page, /<option[^>]*>\d\d:\d\d<\/option>/);
+      assert.ok(Buffer.byteLength(page) < 40_000, `the calendar page is ${Buffer.byteLength(page)} bytes`);
 
       const bad = await post(me.browser, '/lawyer/calendar', { ...week, w2_0_start: '09:00', w2_0_end: '12:00', w2_1_start: '11:00', w2_1_end: '14:00' });
       assert.equal(bad.status, 422);
       const html = await bad.text();
       assert.match(pageText(html), /Check the hours of Tuesday/);
       assert.match(html, /href="#day-2"/);
-      assert.match(html, /<select id="f-w2_1_start" name="w2_1_start"[^>]*>[\s\S]*?<option selected(="")?>11:00<\/option>/, 'typed values kept');
+      assert.match(html, /<input id="f-w2_1_start" name="w2_1_start" type="time" step="900" value="11:00"/, 'typed values kept');
+      // The step only guides the browser: the server still refuses a time off the quarter hour, and keeps what was typed.
+      const offQuarter = await post(me.browser, '/lawyer/calendar', { ...week, w4_0_start: '09:10', w4_0_end: '13:00' });
+      assert.equal(offQuarter.status, 422);
+      const offHtml = await offQuarter.text();
+      assert.match(pageText(offHtml), /Check the hours of Thursday/);
+      assert.match(offHtml, /<input id="f-w4_0_start" name="w4_0_start" type="time" step="900" value="09:10" aria-invalid="true"/);
+      assert.deepEqual((await server.app.services.lawyerCalendar.calendar(me.lawyer)).week[4], [{ start: '09:00', end: '13:00' }, { start: '15:00', end: '18:00' }], 'nothing saved');
 
       assert.equal((await post(me.browser, '/lawyer/calendar/overrides', { date: '2026-12-01', kind: 'closed' })).status, 303);
       assert.equal((await post(me.browser, '/lawyer/calendar/overrides', { date: '2026-12-02', kind: 'hours', o_0_start: '16:00', o_0_end: '18:00' })).status, 303);

@@ -1,5 +1,5 @@
 /**
- * /lawyer/calendar: her weekly hours (up to three ranges a day, quarter-hour selects), the
+ * /lawyer/calendar: her weekly hours (up to three ranges a day, time fields stepping by quarter hours), the
  * booking rules (notice, buffer, horizon, time zone) and her date overrides (closed, or other
  * hours). Everything works without JavaScript: "copy Monday to Tuesday–Friday" is a second
  * submit button of the same form; each override is removed by its own small form.
@@ -12,8 +12,6 @@ import { PostForm, Select } from '../ui/components.tsx';
 import { ErrorSummary, PortalLayout, SavedNotice, type PortalErrors } from './portal.pages.tsx';
 
 export const WEEKDAYS = [1, 2, 3, 4, 5, 6, 7] as const;
-/** Every quarter hour of a day, `HH:MM`. */
-export const QUARTER_HOURS: readonly string[] = Array.from({ length: 96 }, (_, i) => `${String(Math.floor(i / 4)).padStart(2, '0')}:${String((i % 4) * 15).padStart(2, '0')}`);
 
 export interface RangeForm {
   start: string;
@@ -44,16 +42,18 @@ export function weekForm(c: CalendarView): WeekForm {
 
 export const emptyOverrideForm = (): OverrideForm => ({ date: '', kind: 'closed', ranges: padRanges([]) });
 
-function TimeSelect({ id, name, label, value, ctx, invalid }: { id: string; name: string; label: string; value: string; ctx: SiteContext; invalid: boolean }) {
+/**
+ * One end of a range: a native time field stepping by quarter hours (15 minutes = 900 s). The
+ * server still checks every value is on a quarter hour (calendar-rules `isQuarterHour`): the step
+ * only guides the browser's picker. An empty field means "no range". A select of the 96 quarter
+ * hours did the same with 97 options per field, about 4,000 on the page (seven days and the
+ * override, three ranges, two ends), which made the page heavy to send, render and check.
+ */
+function TimeInput({ id, name, label, value, invalid }: { id: string; name: string; label: string; value: string; invalid: boolean }) {
   return (
     <span class="time-field">
       <label for={id}>{label}</label>
-      <select id={id} name={name} aria-invalid={invalid ? 'true' : undefined}>
-        <option value="">{ctx.t.portal.noTime}</option>
-        {QUARTER_HOURS.map((q) => (
-          <option selected={q === value}>{q}</option>
-        ))}
-      </select>
+      <input id={id} name={name} type="time" step={900} value={value} aria-invalid={invalid ? 'true' : undefined} />
     </span>
   );
 }
@@ -64,8 +64,8 @@ function Ranges({ ctx, prefix, ranges, invalid }: { ctx: SiteContext; prefix: st
     <>
       {padRanges(ranges).map((r, i) => (
         <div class="time-range">
-          <TimeSelect ctx={ctx} id={`f-${prefix}_${i}_start`} name={`${prefix}_${i}_start`} label={t.portal.from} value={r.start} invalid={invalid} />
-          <TimeSelect ctx={ctx} id={`f-${prefix}_${i}_end`} name={`${prefix}_${i}_end`} label={t.portal.to} value={r.end} invalid={invalid} />
+          <TimeInput id={`f-${prefix}_${i}_start`} name={`${prefix}_${i}_start`} label={t.portal.from} value={r.start} invalid={invalid} />
+          <TimeInput id={`f-${prefix}_${i}_end`} name={`${prefix}_${i}_end`} label={t.portal.to} value={r.end} invalid={invalid} />
         </div>
       ))}
     </>
