@@ -21,6 +21,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/shots-arabic';
@@ -80,7 +81,7 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
     const port = await freePort();
     site = `http://localhost:${port}`;
     server = await startServer(
-      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'ar.db')}`, rateLimitMultiplier: 1000 }),
+      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'ar.db')), rateLimitMultiplier: 1000 }),
       { clock: new ManualClock(Date.now()) },
     );
     [lawyer] = (await insertLawyers(

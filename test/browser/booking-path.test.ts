@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 
@@ -48,7 +49,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
     const port = await freePort();
     site = `http://localhost:${port}`;
     server = await startServer(
-      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'b.db')}`, rateLimitMultiplier: 1000 }),
+      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'b.db')), rateLimitMultiplier: 1000 }),
       { clock: new ManualClock(Date.now()) },
     );
     [lawyer] = (await insertLawyers(server.database, [lawyerRecord({ name: 'Nadia El Amrani', city: 'almeria', weekly_hours: EVERY_DAY_9_TO_18, consultation_fee_cents: 9000 })], new Date())) as [string];

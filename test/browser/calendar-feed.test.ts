@@ -18,6 +18,7 @@ import { addSessionCookie } from '../support/dashboard.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-calendar-feed';
@@ -52,7 +53,7 @@ describe('/lawyer/calendar-feed in Chromium: phone and desktop, es and en, axe-c
     const port = await freePort();
     site = `http://localhost:${port}`;
     server = await startServer(
-      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: `sqlite:${path.join(dir, 'f.db')}`, webhookAllowInsecureTargets: true }),
+      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'f.db')), webhookAllowInsecureTargets: true }),
     );
     browser = await launchBrowser();
   });

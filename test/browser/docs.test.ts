@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 
@@ -15,7 +16,7 @@ describe('documentation pages in a real browser', { skip: unavailable }, () => {
   let server: RunningServer;
   let browser: Browser;
   before(async () => {
-    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl: `sqlite:${path.join(dir, 'b.db')}` }));
+    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl: await migratedSqliteUrl(path.join(dir, 'b.db')) }));
     browser = await launchBrowser();
   });
   after(async () => {

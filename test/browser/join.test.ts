@@ -14,6 +14,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-join';
@@ -27,7 +28,7 @@ describe('/join in Chromium (es): phone and desktop, axe-core clean', { skip: un
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     site = `http://localhost:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: `sqlite:${path.join(dir, 'j.db')}` }));
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'j.db')) }));
     await ensureReferenceData(server.database.db, new Date().toISOString());
     browser = await launchBrowser();
   });

@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-l1';
@@ -33,7 +34,7 @@ describe('French in a real browser: every people page on a phone, the switcher',
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     site = `http://localhost:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'l.db')}`, rateLimitMultiplier: 1000 }));
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'l.db')), rateLimitMultiplier: 1000 }));
     [lawyer] = (await insertLawyers(
       server.database,
       [

@@ -19,6 +19,7 @@ import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { givePasskey } from '../support/operator.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-c';
@@ -39,7 +40,7 @@ describe('her consultations and the applications queue in Chromium: phone and de
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     site = `http://localhost:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: `sqlite:${path.join(dir, 'c.db')}` }));
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'c.db')) }));
     const db = server.database.db;
     const now = new Date().toISOString();
     await ensureReferenceData(db, now);

@@ -18,6 +18,7 @@ import { addSessionCookie } from '../support/dashboard.ts';
 import { TEST_NOW, testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-b';
@@ -43,7 +44,7 @@ describe('the lawyer portal in Chromium: phone and desktop, es and en, axe-core 
     fs.writeFileSync(path.join(dir, 'me.png'), PNG_64);
     const port = await freePort();
     site = `http://localhost:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: `sqlite:${path.join(dir, 'p.db')}` }), { clock: new ManualClock(TEST_NOW) });
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'p.db')) }), { clock: new ManualClock(TEST_NOW) });
     browser = await launchBrowser();
   });
   after(async () => {

@@ -20,6 +20,7 @@ import { testConfig } from '../support/app.ts';
 import { browserUnavailable, freePort, launchBrowser } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 /** The same payload as the inject suite, plus a marker the page scripts could set if anything ran. */
@@ -36,7 +37,7 @@ describe('stored XSS in Chromium: user text on the main pages is shown, never ru
     const port = await freePort();
     site = `http://localhost:${port}`;
     server = await startServer(
-      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'x.db')}`, rateLimitMultiplier: 1000, keyCacheTtlMs: 0 }),
+      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'x.db')), rateLimitMultiplier: 1000, keyCacheTtlMs: 0 }),
       { clock: new ManualClock(Date.now()) },
     );
     [lawyerId] = (await insertLawyers(server.database, [lawyerRecord({ name: `Ana ${XSS}`, bio: `Bio ${XSS}`, reviews: [{ rating: 5, comment: `Review ${XSS}`, date: '2026-11-01T09:00:00Z' }] })], new Date())) as [string];

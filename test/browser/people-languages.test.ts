@@ -18,6 +18,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-languages';
@@ -67,7 +68,7 @@ describe('Ukrainian and Romanian on a phone, from search to Account, and on a de
     const port = await freePort();
     site = `http://localhost:${port}`;
     server = await startServer(
-      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'l.db')}`, rateLimitMultiplier: 1000 }),
+      testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'l.db')), rateLimitMultiplier: 1000 }),
       { clock: new ManualClock(Date.now()) },
     );
     // The longest names the catalogues have, so that the pages show them at their worst.

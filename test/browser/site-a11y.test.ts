@@ -16,6 +16,7 @@ import { browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow } f
 import { screenshot } from '../support/dashboard.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 
@@ -32,7 +33,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
   let browser: Browser;
   let id: string;
   before(async () => {
-    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl: `sqlite:${path.join(dir, 'a.db')}` }));
+    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl: await migratedSqliteUrl(path.join(dir, 'a.db')) }));
     [id] = (await insertLawyers(server.database, [lawyerRecord({ name: 'Nadia El Amrani', city: 'almeria', bio: 'Ten years of practice.\nArabic and French.', languages: ['es', 'ar', 'fr'] })], new Date())) as [string];
     server.app.services.directoryCache.invalidate();
     browser = await launchBrowser();

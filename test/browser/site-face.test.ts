@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { axeViolations, browserUnavailable, DESKTOP, freePort, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = path.join(os.tmpdir(), 'shots-face');
@@ -29,7 +30,7 @@ describe('the face of the site: phone and desktop, Spanish and English', { skip:
     // The site's own origin, so forms pass the same-origin check as they would in production.
     const port = await freePort();
     const site = `http://127.0.0.1:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'f.db')}` }));
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'f.db')) }));
     [id] = (await insertLawyers(
       server.database,
       [

@@ -18,6 +18,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/shots-h3';
@@ -37,7 +38,7 @@ describe('trust you can see, in a real browser', { skip: unavailable, timeout: 3
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     site = `http://localhost:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 'trust.db')}`, rateLimitMultiplier: 1000 }), { clock: new ManualClock(Date.now()) });
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 'trust.db')), rateLimitMultiplier: 1000 }), { clock: new ManualClock(Date.now()) });
     [nadia, long] = (await insertLawyers(
       server.database,
       [

@@ -16,6 +16,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-h5';
@@ -34,7 +35,7 @@ describe('the free-times week strip in a real browser', { skip: unavailable, tim
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     site = `http://localhost:${port}`;
-    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 's.db')}`, rateLimitMultiplier: 1000 }), {
+    server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: await migratedSqliteUrl(path.join(dir, 's.db')), rateLimitMultiplier: 1000 }), {
       clock: new ManualClock(Date.now()),
     });
     [lawyer] = (await insertLawyers(server.database, [lawyerRecord({ name: 'Nadia El Amrani', city: 'almeria', weekly_hours: MON_TO_SAT, consultation_fee_cents: 9000 })], new Date())) as [string];

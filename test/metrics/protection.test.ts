@@ -14,7 +14,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createTestContext, testConfig, type TestContext } from '../support/app.ts';
 import { initiate } from '../support/booking.ts';
-import { databaseTargets } from '../support/databases.ts';
+import { databaseTargets, migratedSqliteUrl } from '../support/databases.ts';
 import { METRICS_TOKEN, parseExposition, PROMETHEUS_CONTENT_TYPE, scrape, seriesOf, valueOf } from './support.ts';
 
 const PROBLEM = 'application/problem+json; charset=utf-8';
@@ -170,7 +170,7 @@ describe('metrics settings and the admin listener', () => {
   });
 
   it('serves GET /metrics without a token on the admin port (loopback), and nothing on the public port', async () => {
-    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl: `sqlite:${path.join(dir, 'm.db')}`, metricsPort: 0 }));
+    server = await startServer(testConfig({ port: 0, host: '127.0.0.1', databaseUrl: await migratedSqliteUrl(path.join(dir, 'm.db')), metricsPort: 0 }));
     assert.match(server.metricsUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
     const pub = await fetch(`${server.url}/api/v1/practice-areas`);
     assert.equal(pub.status, 200);
