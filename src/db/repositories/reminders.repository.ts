@@ -130,6 +130,15 @@ export async function markHeldIfConfirmed(db: Executor, id: string, nowIso: stri
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** The reminders already claimed for these consultations, as `consultation_id|kind|starts_at` keys. */
+export async function listClaimedKeys(db: Executor, consultationIds: readonly string[]): Promise<Set<string>> {
+  if (consultationIds.length === 0) return new Set();
+  const rows = await db.selectFrom('consultation_reminders').select(['consultation_id', 'kind', 'starts_at']).where('consultation_id', 'in', consultationIds).execute();
+  return new Set(rows.map((r) => reminderKey(r.consultation_id, r.kind, r.starts_at)));
+}
+
+export const reminderKey = (consultationId: string, kind: ReminderKind, startsAt: string): string => `${consultationId}|${kind}|${startsAt}`;
+
 /** The reminders queued for a consultation (tests, support). */
 export function listRemindersOf(db: Executor, consultationId: string): Promise<ConsultationReminderTable[]> {
   return db.selectFrom('consultation_reminders').selectAll().where('consultation_id', '=', consultationId).orderBy('created_at').orderBy('kind').execute();

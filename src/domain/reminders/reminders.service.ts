@@ -23,8 +23,10 @@ import type { Database } from '../../db/database.ts';
 import {
   claimReminder,
   isConfirmedAt,
+  listClaimedKeys,
   listConfirmedBetween,
   markHeldIfConfirmed,
+  reminderKey,
   setReminderMail,
   type ReminderCandidate,
   type ReminderKind,
@@ -69,6 +71,8 @@ interface Timed extends ReminderCandidate {
   endMs: number;
   /** When it was booked, or moved (status_changed_at of a confirmed consultation is its move). */
   bookedMs: number;
+  /** Whether a reminder of this kind for its current start was claimed before this sweep read the batch. */
+  claimed(kind: ReminderKind): boolean;
 }
 
 export class RemindersService {
@@ -88,15 +92,17 @@ export class RemindersService {
     let digest: Timed[] = [];
     for (;;) {
       const batch = await listConfirmedBetween(this.deps.database.db, window, after, SWEEP_BATCH);
+      // What earlier sweeps claimed is skipped without a transaction (the claim still decides).
+      const claimed = await listClaimedKeys(this.deps.database.db, batch.map((r) => r.id));
       for (const row of batch) {
-        const c = timed(row);
+        const c = timed(row, claimed);
         if (c === null) continue;
         if (row.lawyer_id !== lawyerId) {
           if (digest.length > 0) report.lawyerDigests += await this.sendDigest(digest, nowMs);
           lawyerId = row.lawyer_id;
           digest = [];
         }
-        if (inDigest(c, nowMs)) digest.push(c);
+        if (inDigest(c, nowMs) && !c.claimed('lawyer_day_before')) digest.push(c);
         await this.person(c, nowMs, report);
       }
       if (batch.length < SWEEP_BATCH) break;
@@ -130,6 +136,7 @@ export class RemindersService {
     }
     if (which === null) return;
     const kind: ReminderKind = which === '24h' ? 'person_24h' : 'person_1h';
+    if (c.claimed(kind)) return;
     const sent = await this.once(async (tx) => {
       if (!(await isConfirmedAt(tx, c))) return null;
       return this.claimAndQueue(tx, [c], kind, nowMs, personReminderMail({ ...c, person_email: email }, which, { startsAtMs: c.startMs, nowMs, siteUrl: this.deps.siteUrl }));
@@ -180,13 +187,14 @@ export class RemindersService {
 }
 
 /** The candidate with its instants; null when its wall-clock time does not exist (a DST gap). */
-function timed(row: ReminderCandidate): Timed | null {
+function timed(row: ReminderCandidate, claimed: ReadonlySet<string>): Timed | null {
   const startMs = zonedToUtcMs(row.slot_date, row.start_time, row.lawyer_timezone);
   const endMs = zonedToUtcMs(row.slot_date, row.end_time, row.lawyer_timezone);
   if (startMs === null || endMs === null) return null;
   const created = Date.parse(row.created_at);
   const changed = row.status_changed_at ? Date.parse(row.status_changed_at) : Number.NaN;
-  return { ...row, startMs, endMs, bookedMs: Number.isNaN(changed) ? created : Math.max(created, changed) };
+  const startsAt = new Date(startMs).toISOString();
+  return { ...row, startMs, endMs, bookedMs: Number.isNaN(changed) ? created : Math.max(created, changed), claimed: (kind) => claimed.has(reminderKey(row.id, kind, startsAt)) };
 }
 
 /**
