@@ -3,7 +3,7 @@
  * with SMTP_URL pointing at a real listener and a manual clock: the person's reminders 24 hours
  * and 1 hour before (once each, in their language, none for a booking made inside the window),
  * the lawyer's digest the evening before, the held transition with one review invitation (a
- * no-show marked by the lawyer wins), cancelled consultations left alone, a moved one reminded for
+ * no-show marked by the lawyer wins; one she marked held herself is invited too), cancelled consultations left alone, a moved one reminded for
  * its new time, a restart that sends nothing again, and two sweepers racing on one database (on
  * PostgreSQL through a second connection pool, as another process would).
  */
@@ -264,16 +264,20 @@ for (const target of databaseTargets()) {
       const held = await book(lucia, TUE, '10', 'held@example.com'); // 09:00–10:00 UTC
       const absent = await book(lucia, TUE, '11', 'absent@example.com'); // 10:00–11:00 UTC
       const cancelled = await book(lucia, TUE, '12', 'gone@example.com');
+      const marked = await book(lucia, TUE, '09', 'marked@example.com'); // 08:00–09:00 UTC, marked held by the lawyer
       await ctx.database.db.updateTable('users').set({ locale: 'en' }).where('email', '=', 'held@example.com').execute();
       await ctx.database.db.updateTable('consultations').set({ status: 'cancelled_by_person', status_changed_at: '2026-11-23T08:05:00.000Z' }).where('id', '=', cancelled).execute();
 
       at('2026-11-24T10:30:00Z');
       await ctx.app.services.lawyerConsultations.markOutcome(lucia, absent, 'no_show');
+      await ctx.app.services.lawyerConsultations.markOutcome(lucia, marked, 'held');
       at('2026-11-24T10:59:00Z');
-      assert.equal((await sweep()).held, 0, 'an hour after the end, not before');
+      const early = await sweep();
+      assert.equal(early.held, 0, 'an hour after the end, not before');
+      assert.equal(early.reviewInvitations, 1, 'the one the lawyer marked held ended two hours ago: invited');
       at('2026-11-24T11:00:00Z');
       const reports = await Promise.all([sweep(), otherProcess().sweep()]);
-      assert.equal(total(reports, 'held'), 1);
+      assert.equal(total(reports, 'held'), 1, 'the sweep marks one; the lawyer marked the other');
       assert.equal(total(reports, 'reviewInvitations'), 1);
       at('2026-11-24T13:00:00Z');
       assert.deepEqual(await sweep(), { person24h: 0, person1h: 0, lawyerDigests: 0, held: 0, reviewInvitations: 0 });
@@ -285,6 +289,7 @@ for (const target of databaseTargets()) {
       assert.equal(invitations.length, 1);
       assert.equal(invitations[0]!.subject, 'How was your consultation with Lucía Fernández Ruiz?');
       assert.ok((invitations[0]!.text ?? '').includes(`${SITE}/consultations/${held}/review`));
+      assert.deepEqual((await kindsTo('marked@example.com')).filter((k) => k === 'consultation_review_invitation'), ['consultation_review_invitation']);
       assert.deepEqual((await kindsTo('absent@example.com')).filter((k) => k === 'consultation_review_invitation'), []);
       // The cancelled one had no reminder at all; the others had theirs.
       assert.deepEqual(await kindsTo('gone@example.com'), ['consultation_receipt']);

@@ -12,9 +12,10 @@ import type { Executor } from './types.ts';
 
 export type ReminderKind = ConsultationReminderTable['kind'];
 
-/** A confirmed consultation with what its reminders say. */
+/** A confirmed (or held) consultation with what its reminders say. */
 export interface ReminderCandidate {
   id: string;
+  status: 'confirmed' | 'held';
   lawyer_id: string;
   slot_date: string;
   start_time: string;
@@ -36,7 +37,7 @@ export interface ReminderCandidate {
 }
 
 /**
- * Confirmed consultations with a slot date in [fromDate, toDate], ordered by (lawyer, date, id),
+ * Confirmed and held consultations with a slot date in [fromDate, toDate], ordered by (lawyer, date, id),
  * after the keyset `after` (the last row of the previous batch), at most `limit`.
  */
 export function listConfirmedBetween(
@@ -52,6 +53,7 @@ export function listConfirmedBetween(
     .leftJoin('users as lu', 'lu.id', 'l.user_id')
     .select([
       'c.id',
+      'c.status',
       'c.lawyer_id',
       'c.slot_date',
       'c.start_time',
@@ -71,7 +73,8 @@ export function listConfirmedBetween(
       'lu.email as lawyer_user_email',
       'lu.locale as lawyer_user_locale',
     ])
-    .where('c.status', '=', 'confirmed');
+    // Held ones too: a lawyer may mark a consultation held herself; its person is invited all the same.
+    .where('c.status', 'in', ['confirmed', 'held']);
   if (after) {
     q = q.where((eb) =>
       eb.or([
@@ -121,6 +124,12 @@ export async function isConfirmedAt(db: Executor, c: { id: string; slot_date: st
     .where('slot_date', '=', c.slot_date)
     .where('start_time', '=', c.start_time)
     .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a consultation is (still) held: a lawyer's correction to no-show stops its review invitation. */
+export async function isHeld(db: Executor, id: string): Promise<boolean> {
+  const row = await db.selectFrom('consultations').select('id').where('id', '=', id).where('status', '=', 'held').executeTakeFirst();
   return row !== undefined;
 }
 

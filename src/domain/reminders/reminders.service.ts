@@ -14,8 +14,9 @@
  *   are left out (she got their notice). One row per consultation listed, in the same transaction.
  * - `review_invitation`: an hour after the end (time for the lawyer to mark a no-show first), a
  *   consultation still `confirmed` becomes `held` (conditional update: a no-show or a
- *   cancellation wins) and the person is invited to review it, once. Consultations that ended
- *   more than a week before the sweep first sees them are left as they are.
+ *   cancellation wins) and the person is invited to review it, once; so is the person of one the
+ *   lawyer marked held herself. Consultations that ended more than a week before the sweep first
+ *   sees them are left as they are.
  * - A moved consultation has a new start, so its reminders are due again for the new time.
  */
 import type { Clock } from '../../clock.ts';
@@ -23,6 +24,7 @@ import type { Database } from '../../db/database.ts';
 import {
   claimReminder,
   isConfirmedAt,
+  isHeld,
   listClaimedKeys,
   listConfirmedBetween,
   markHeldIfConfirmed,
@@ -102,7 +104,7 @@ export class RemindersService {
           lawyerId = row.lawyer_id;
           digest = [];
         }
-        if (inDigest(c, nowMs) && !c.claimed('lawyer_day_before')) digest.push(c);
+        if (c.status === 'confirmed' && inDigest(c, nowMs) && !c.claimed('lawyer_day_before')) digest.push(c);
         await this.person(c, nowMs, report);
       }
       if (batch.length < SWEEP_BATCH) break;
@@ -116,17 +118,21 @@ export class RemindersService {
   /** What is due for the person: the held transition and its invitation, or a reminder. */
   private async person(c: Timed, nowMs: number, report: SweepReport): Promise<void> {
     if (c.endMs + HELD_AFTER_END_MS <= nowMs) {
-      if (c.endMs < nowMs - HELD_LOOKBACK_MS) return;
+      if (c.endMs < nowMs - HELD_LOOKBACK_MS || c.claimed('review_invitation')) return;
       const invited = await this.once(async (tx) => {
-        if (!(await markHeldIfConfirmed(tx, c.id, new Date(nowMs).toISOString()))) return null;
-        report.held++;
+        if (c.status === 'confirmed') {
+          if (!(await markHeldIfConfirmed(tx, c.id, new Date(nowMs).toISOString()))) return null;
+          report.held++;
+        } else if (!(await isHeld(tx, c.id))) {
+          return null;
+        }
         if (!c.person_email) return null;
         return this.claimAndQueue(tx, [c], 'review_invitation', nowMs, reviewInvitationMail({ ...c, person_email: c.person_email }, this.deps.siteUrl));
       });
       if (invited) report.reviewInvitations++;
       return;
     }
-    if (!c.person_email || nowMs >= c.startMs) return;
+    if (c.status !== 'confirmed' || !c.person_email || nowMs >= c.startMs) return;
     const email = c.person_email;
     let which: '24h' | '1h' | null = null;
     if (nowMs >= c.startMs - REMINDER_1H_MS) {
