@@ -784,9 +784,9 @@ export const ar: PeopleMessages = {
   purchase: {},
   // Issue 20: reminder emails.
   reminders: {
-    subject24h: (lawyer: string, when: string) => `غدًا: استشارتك مع ${lawyer}، ${when}`,
+    subject24h: (lawyer: string, when: string) => `تذكير: استشارتك مع ${lawyer}، ${when}`,
     subject1h: (lawyer: string, when: string) => `بعد ساعة: استشارتك مع ${lawyer}، ${when}`,
-    intro24h: 'تذكير: استشارتك غدًا.',
+    intro24h: 'تذكير باستشارتك: إليك التفاصيل.',
     intro1h: 'تذكير: تبدأ استشارتك بعد ساعة.',
     page: 'استشارتك',
     video: 'عبر الفيديو: يظهر رابط الانضمام في صفحة استشارتك قبل 15 دقيقة من البدء.',

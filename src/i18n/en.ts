@@ -1859,9 +1859,9 @@ export const en = {
   purchase: {},
   // Issue 20: reminder emails.
   reminders: {
-    subject24h: (lawyer: string, when: string) => `Tomorrow: your consultation with ${lawyer}, ${when}`,
+    subject24h: (lawyer: string, when: string) => `Reminder: your consultation with ${lawyer}, ${when}`,
     subject1h: (lawyer: string, when: string) => `In one hour: your consultation with ${lawyer}, ${when}`,
-    intro24h: 'A reminder: your consultation is tomorrow.',
+    intro24h: 'A reminder of your consultation: here are the details.',
     intro1h: 'A reminder: your consultation starts in one hour.',
     page: 'Your consultation',
     video: 'By video: the link to join appears on your consultation page 15 minutes before the start.',

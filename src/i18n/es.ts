@@ -1824,9 +1824,9 @@ export const es: Messages = {
   purchase: {},
   // Issue 20: reminder emails.
   reminders: {
-    subject24h: (lawyer: string, when: string) => `Mañana: tu consulta con ${lawyer}, ${when}`,
+    subject24h: (lawyer: string, when: string) => `Recordatorio: tu consulta con ${lawyer}, ${when}`,
     subject1h: (lawyer: string, when: string) => `En una hora: tu consulta con ${lawyer}, ${when}`,
-    intro24h: 'Te recordamos que tu consulta es mañana.',
+    intro24h: 'Te recordamos tu consulta: estos son los detalles.',
     intro1h: 'Te recordamos que tu consulta empieza dentro de una hora.',
     page: 'Tu consulta',
     video: 'Por videollamada: el enlace para entrar aparece en la página de tu consulta 15 minutos antes del inicio.',

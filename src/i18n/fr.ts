@@ -716,9 +716,9 @@ export const fr = {
   purchase: {},
   // Issue 20: reminder emails.
   reminders: {
-    subject24h: (lawyer: string, when: string) => `Demain\u00a0: votre consultation avec ${lawyer}, ${when}`,
+    subject24h: (lawyer: string, when: string) => `Rappel\u00a0: votre consultation avec ${lawyer}, ${when}`,
     subject1h: (lawyer: string, when: string) => `Dans une heure\u00a0: votre consultation avec ${lawyer}, ${when}`,
-    intro24h: 'Petit rappel\u00a0: votre consultation a lieu demain.',
+    intro24h: 'Un rappel de votre consultation\u00a0: voici les détails.',
     intro1h: 'Petit rappel\u00a0: votre consultation commence dans une heure.',
     page: 'Votre consultation',
     video: 'En visioconférence\u00a0: le lien pour la rejoindre apparaît sur la page de votre consultation 15 minutes avant le début.',

@@ -738,9 +738,9 @@ export const ro: PeopleMessages = {
   purchase: {},
   // Issue 20: reminder emails.
   reminders: {
-    subject24h: (lawyer: string, when: string) => `Mâine: consultația cu ${lawyer}, ${when}`,
+    subject24h: (lawyer: string, when: string) => `Memento: consultația cu ${lawyer}, ${when}`,
     subject1h: (lawyer: string, when: string) => `Peste o oră: consultația cu ${lawyer}, ${when}`,
-    intro24h: 'Vă reamintim că aveți consultația mâine.',
+    intro24h: 'Vă reamintim consultația: iată detaliile.',
     intro1h: 'Vă reamintim că consultația începe peste o oră.',
     page: 'Consultația dumneavoastră',
     video: 'Prin video: linkul de conectare apare pe pagina consultației cu 15 minute înainte de început.',

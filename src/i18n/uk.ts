@@ -751,9 +751,9 @@ export const uk: PeopleMessages = {
   purchase: {},
   // Issue 20: reminder emails.
   reminders: {
-    subject24h: (lawyer: string, when: string) => `Завтра: ваша консультація, ${lawyer}, ${when}`,
+    subject24h: (lawyer: string, when: string) => `Нагадування: ваша консультація, ${lawyer}, ${when}`,
     subject1h: (lawyer: string, when: string) => `За годину: ваша консультація, ${lawyer}, ${when}`,
-    intro24h: 'Нагадуємо: ваша консультація завтра.',
+    intro24h: 'Нагадуємо про вашу консультацію: ось деталі.',
     intro1h: 'Нагадуємо: ваша консультація почнеться за годину.',
     page: 'Ваша консультація',
     video: 'Відеозв’язок: посилання для входу з’явиться на сторінці вашої консультації за 15 хвилин до початку.',

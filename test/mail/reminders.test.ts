@@ -112,7 +112,7 @@ for (const target of databaseTargets()) {
       assert.deepEqual(await restarted.sweep(), { person24h: 0, person1h: 0, lawyerDigests: 0, held: 0, reviewInvitations: 0 });
 
       const [day] = await mailTo('john@example.com');
-      assert.match(day!.subject ?? '', /^Tomorrow: your consultation with Lucía Fernández Ruiz, Wednesday,? 25 November 2026, 10:00$/);
+      assert.match(day!.subject ?? '', /^Reminder: your consultation with Lucía Fernández Ruiz, Wednesday,? 25 November 2026, 10:00$/);
       const text = day!.text ?? '';
       assert.match(text, /10:00–11:00 \(.*UTC\+01:00\)/, 'the lawyer\'s time and zone');
       assert.match(text, /09:00–10:00 \(.*UTC\+00:00\)/, 'the person\'s own time (London)');
@@ -156,17 +156,26 @@ for (const target of databaseTargets()) {
       assert.match(reminders[0]!.subject ?? '', /^Dans une heure\u00a0: votre consultation avec Lucía Fernández Ruiz, lundi 23 novembre 2026, 13:00$/);
     });
 
-    it('skips a 24-hour reminder that is too late (the 1-hour one is due) and Spanish is the default', async () => {
+    it('skips a 24-hour reminder that is too late (the 1-hour one is due); a late 24-hour one says there is no refund; Spanish is the default', async () => {
       const id = await book(lucia, TUE, '12', 'ana@example.com'); // 11:00 UTC Tuesday
+      const eva = await book(lucia, TUE, '13', 'eva@example.com'); // 12:00 UTC Tuesday
       await ctx.database.db.updateTable('consultations').set({ format: 'phone', phone_e164: '+34600111222' }).where('id', '=', id).execute();
+      await ctx.database.db.updateTable('consultations').set({ format: 'in_person' }).where('id', '=', eva).execute();
+      await ctx.database.db.updateTable('lawyers').set({ office_address: 'Calle de Serrano 1, 28001 Madrid' }).where('id', '=', lucia).execute();
       await forgetMail();
-      // The processes were down from Monday until 30 minutes before the start.
+      // The processes were down from Monday until 30 minutes before the first start.
       at('2026-11-24T10:30:00Z');
-      assert.deepEqual(await sweep(), { person24h: 0, person1h: 1, lawyerDigests: 0, held: 0, reviewInvitations: 0 });
+      assert.deepEqual(await sweep(), { person24h: 1, person1h: 1, lawyerDigests: 0, held: 0, reviewInvitations: 0 });
       const [reminder, ...more] = await mailTo('ana@example.com');
-      assert.equal(more.length, 0);
+      assert.equal(more.length, 0, 'only the 1-hour one');
       assert.match(reminder!.subject ?? '', /^En una hora: tu consulta con Lucía Fernández Ruiz, martes, 24 de noviembre de 2026, 12:00$/);
       assert.match(reminder!.text ?? '', /Por teléfono: el despacho te llama al \+34600111222\./);
+      // Eva's 24-hour reminder is late but still before her last hour: it goes, and says the free cancellation is over.
+      const [late] = await mailTo('eva@example.com');
+      assert.match(late!.subject ?? '', /^Recordatorio: tu consulta con Lucía Fernández Ruiz, martes, 24 de noviembre de 2026, 13:00$/);
+      assert.match(late!.text ?? '', /En persona, en el despacho: Calle de Serrano 1, 28001 Madrid\./);
+      assert.match(late!.text ?? '', /Empieza en menos de 24 horas: si cancelas ahora, no se te devolverá el importe\./);
+      assert.doesNotMatch(late!.text ?? '', /En tu hora|Your time/, 'no second time when the person\'s zone is unknown');
     });
 
     it('sends each lawyer one digest of tomorrow from 18:00 her time, in her language, without what was booked after', async () => {
@@ -223,7 +232,7 @@ for (const target of databaseTargets()) {
       const sweepers = [ctx.app.services.reminders, otherProcess(), otherProcess()];
       const reports = await Promise.all(sweepers.map((s) => s.sweep()));
       assert.equal(total(reports, 'person24h'), 3);
-      for (const email of people) assert.equal((await mailTo(email)).filter((m) => m.subject?.startsWith('Mañana')).length, 1, email);
+      for (const email of people) assert.equal((await mailTo(email)).filter((m) => m.subject?.startsWith('Recordatorio')).length, 1, email);
       at('2026-11-25T08:30:00Z');
       const again = await Promise.all(sweepers.map((s) => s.sweep()));
       assert.equal(total(again, 'person1h'), 1, 'the 10:00 one is within the hour');
