@@ -3,6 +3,7 @@
  * Dependencies come in as arguments so tests and the server build the same thing.
  */
 import { VerificationService } from './domain/lawyers/verification.service.ts';
+import { RemindersService } from './domain/reminders/reminders.service.ts';
 import { ApplicationService } from './domain/lawyers/application.service.ts';
 import { calendarFeedArea } from './site/lawyer-calendar-feed/calendar-feed.routes.ts';
 import { CalendarFeedService } from './domain/calendar-feed/calendar-feed.service.ts';
@@ -164,6 +165,8 @@ export interface App {
     payouts: PayoutsService;
     /** Firms' lawyers: invitations, her consent, what owners see (docs/keys-and-firms.md). */
     firmLawyers: FirmLawyersService;
+    /** Consultation reminders, the held transition and review invitations (docs/mail.md#reminders). */
+    reminders: RemindersService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -477,6 +480,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const lawyerCalendar = new CalendarService({ database, clock, defaultNoticeMinutes: config.minLeadTimeMinutes, caches: { directory: directoryCache } });
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const firmLawyers = new FirmLawyersService({ database, clock, accounts, earnings });
+  const reminders = new RemindersService({ database, clock, mail, siteUrl: config.siteUrl });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access }, consultations: lawyerCancellation }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
     config,
@@ -542,5 +546,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders } };
 }

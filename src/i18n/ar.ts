@@ -783,7 +783,26 @@ export const ar: PeopleMessages = {
   // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
   purchase: {},
   // Issue 20: reminder emails.
-  reminders: {},
+  reminders: {
+    subject24h: (lawyer: string, when: string) => `تذكير: استشارتك مع ${lawyer}، ${when}`,
+    subject1h: (lawyer: string, when: string) => `بعد ساعة: استشارتك مع ${lawyer}، ${when}`,
+    intro24h: 'تذكير باستشارتك: إليك التفاصيل.',
+    intro1h: 'تذكير: تبدأ استشارتك بعد ساعة.',
+    page: 'استشارتك',
+    video: 'عبر الفيديو: يظهر رابط الانضمام في صفحة استشارتك قبل 15 دقيقة من البدء.',
+    phone: (phone: string) => `عبر الهاتف: سيتصل بك مكتب المحاماة على الرقم ${phone}.`,
+    inPerson: (address: string) => `حضوريًا، في المكتب: ${address}.`,
+    reviewSubject: (lawyer: string) => `كيف كانت استشارتك مع ${lawyer}؟`,
+    reviewIntro: (lawyer: string, day: string) => `كانت لديك استشارة مع ${lawyer} يوم ${day}. هل تودّ تقييمها لمساعدة من يبحثون بعدك؟`,
+    reviewAsk: 'قيّمها من 1 إلى 5، مع تعليق بأي لغة إن شئت',
+    reviewNote: 'لا يقيّم الاستشارة إلا من حصل عليها عبر Consulta. يمكنك تعديل تقييمك خلال 30 يومًا.',
+    digestSubject: (day: string, count: number) => `غدًا، ${day} — عدد الاستشارات: ${count}`,
+    digestIntro: 'استشاراتك المحجوزة عبر Consulta ليوم غد:',
+    digestZone: (zone: string) => `الأوقات حسب ${zone}.`,
+    digestPhone: (phone: string) => `الاتصال على ${phone}`,
+    digestFormat: { video: 'فيديو', phone: 'هاتف', in_person: 'حضوري' },
+    digestAll: 'جميع استشاراتك',
+  },
   // Issue 20: the person's cancel and move pages.
   changeBooking: {},
   // Issue 20: writing a review, and reviews on the profile.

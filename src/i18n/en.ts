@@ -1858,7 +1858,26 @@ export const en = {
   // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
   purchase: {},
   // Issue 20: reminder emails.
-  reminders: {},
+  reminders: {
+    subject24h: (lawyer: string, when: string) => `Reminder: your consultation with ${lawyer}, ${when}`,
+    subject1h: (lawyer: string, when: string) => `In one hour: your consultation with ${lawyer}, ${when}`,
+    intro24h: 'A reminder of your consultation: here are the details.',
+    intro1h: 'A reminder: your consultation starts in one hour.',
+    page: 'Your consultation',
+    video: 'By video: the link to join appears on your consultation page 15 minutes before the start.',
+    phone: (phone: string) => `By phone: the lawyer calls you on ${phone}.`,
+    inPerson: (address: string) => `In person, at the office: ${address}.`,
+    reviewSubject: (lawyer: string) => `How was your consultation with ${lawyer}?`,
+    reviewIntro: (lawyer: string, day: string) => `You had a consultation with ${lawyer} on ${day}. Would you rate it for the people who search after you?`,
+    reviewAsk: 'Rate it from 1 to 5, with a comment in any language if you like',
+    reviewNote: 'Only people who had a consultation through Consulta can review it. You can change your review for 30 days.',
+    digestSubject: (day: string, count: number) => (count === 1 ? `Tomorrow, ${day}: 1 consultation` : `Tomorrow, ${day}: ${count} consultations`),
+    digestIntro: 'Your consultations booked through Consulta for tomorrow:',
+    digestZone: (zone: string) => `Times in ${zone}.`,
+    digestPhone: (phone: string) => `call ${phone}`,
+    digestFormat: { video: 'video', phone: 'phone', in_person: 'in person' },
+    digestAll: 'All your consultations',
+  },
   // Issue 20: the person's cancel and move pages.
   changeBooking: {},
   // Issue 20: writing a review, and reviews on the profile.

@@ -1823,7 +1823,26 @@ export const es: Messages = {
   // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
   purchase: {},
   // Issue 20: reminder emails.
-  reminders: {},
+  reminders: {
+    subject24h: (lawyer: string, when: string) => `Recordatorio: tu consulta con ${lawyer}, ${when}`,
+    subject1h: (lawyer: string, when: string) => `En una hora: tu consulta con ${lawyer}, ${when}`,
+    intro24h: 'Te recordamos tu consulta: estos son los detalles.',
+    intro1h: 'Te recordamos que tu consulta empieza dentro de una hora.',
+    page: 'Tu consulta',
+    video: 'Por videollamada: el enlace para entrar aparece en la página de tu consulta 15 minutos antes del inicio.',
+    phone: (phone: string) => `Por teléfono: el despacho te llama al ${phone}.`,
+    inPerson: (address: string) => `En persona, en el despacho: ${address}.`,
+    reviewSubject: (lawyer: string) => `¿Qué tal tu consulta con ${lawyer}?`,
+    reviewIntro: (lawyer: string, day: string) => `Tuviste una consulta con ${lawyer} el ${day}. ¿La valoras para quienes busquen después de ti?`,
+    reviewAsk: 'Valórala de 1 a 5, con un comentario en cualquier idioma si quieres',
+    reviewNote: 'Solo quienes han tenido una consulta a través de Consulta pueden valorarla. Puedes cambiar tu valoración durante 30 días.',
+    digestSubject: (day: string, count: number) => (count === 1 ? `Mañana, ${day}: 1 consulta` : `Mañana, ${day}: ${count} consultas`),
+    digestIntro: 'Tus consultas reservadas en Consulta para mañana:',
+    digestZone: (zone: string) => `Horas en ${zone}.`,
+    digestPhone: (phone: string) => `llamar al ${phone}`,
+    digestFormat: { video: 'videollamada', phone: 'teléfono', in_person: 'en persona' },
+    digestAll: 'Todas tus consultas',
+  },
   // Issue 20: the person's cancel and move pages.
   changeBooking: {},
   // Issue 20: writing a review, and reviews on the profile.

@@ -715,7 +715,26 @@ export const fr = {
   // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
   purchase: {},
   // Issue 20: reminder emails.
-  reminders: {},
+  reminders: {
+    subject24h: (lawyer: string, when: string) => `Rappel\u00a0: votre consultation avec ${lawyer}, ${when}`,
+    subject1h: (lawyer: string, when: string) => `Dans une heure\u00a0: votre consultation avec ${lawyer}, ${when}`,
+    intro24h: 'Un rappel de votre consultation\u00a0: voici les détails.',
+    intro1h: 'Petit rappel\u00a0: votre consultation commence dans une heure.',
+    page: 'Votre consultation',
+    video: 'En visioconférence\u00a0: le lien pour la rejoindre apparaît sur la page de votre consultation 15 minutes avant le début.',
+    phone: (phone: string) => `Par téléphone\u00a0: l’avocate ou l’avocat vous appelle au ${phone}.`,
+    inPerson: (address: string) => `En personne, au cabinet\u00a0: ${address}.`,
+    reviewSubject: (lawyer: string) => `Comment s’est passée votre consultation avec ${lawyer}\u00a0?`,
+    reviewIntro: (lawyer: string, day: string) => `Vous avez eu une consultation avec ${lawyer} le ${day}. Voulez-vous l’évaluer pour les personnes qui chercheront après vous\u00a0?`,
+    reviewAsk: 'Donnez une note de 1 à 5, avec un commentaire dans la langue de votre choix si vous le souhaitez',
+    reviewNote: 'Seules les personnes ayant eu une consultation via Consulta peuvent l’évaluer. Vous pouvez modifier votre avis pendant 30 jours.',
+    digestSubject: (day: string, count: number) => (count === 1 ? `Demain, ${day}\u00a0: une consultation` : `Demain, ${day}\u00a0: ${count} consultations`),
+    digestIntro: 'Vos consultations réservées sur Consulta pour demain\u00a0:',
+    digestZone: (zone: string) => `Heures indiquées\u00a0: ${zone}.`,
+    digestPhone: (phone: string) => `appeler le ${phone}`,
+    digestFormat: { video: 'visioconférence', phone: 'téléphone', in_person: 'en personne' },
+    digestAll: 'Toutes vos consultations',
+  },
   // Issue 20: the person's cancel and move pages.
   changeBooking: {},
   // Issue 20: writing a review, and reviews on the profile.

@@ -737,7 +737,26 @@ export const ro: PeopleMessages = {
   // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
   purchase: {},
   // Issue 20: reminder emails.
-  reminders: {},
+  reminders: {
+    subject24h: (lawyer: string, when: string) => `Memento: consultația cu ${lawyer}, ${when}`,
+    subject1h: (lawyer: string, when: string) => `Peste o oră: consultația cu ${lawyer}, ${when}`,
+    intro24h: 'Vă reamintim consultația: iată detaliile.',
+    intro1h: 'Vă reamintim că consultația începe peste o oră.',
+    page: 'Consultația dumneavoastră',
+    video: 'Prin video: linkul de conectare apare pe pagina consultației cu 15 minute înainte de început.',
+    phone: (phone: string) => `Prin telefon: cabinetul vă sună la ${phone}.`,
+    inPerson: (address: string) => `În persoană, la cabinet: ${address}.`,
+    reviewSubject: (lawyer: string) => `Cum a fost consultația cu ${lawyer}?`,
+    reviewIntro: (lawyer: string, day: string) => `Ați avut o consultație cu ${lawyer} pe ${day}. Doriți să o evaluați pentru cei care caută după dumneavoastră?`,
+    reviewAsk: 'Acordați o notă de la 1 la 5, cu un comentariu în orice limbă, dacă doriți',
+    reviewNote: 'Doar persoanele care au avut o consultație prin Consulta o pot evalua. Puteți modifica evaluarea timp de 30 de zile.',
+    digestSubject: (day: string, count: number) => `Mâine, ${day} — consultații: ${count}`,
+    digestIntro: 'Consultațiile dumneavoastră rezervate prin Consulta pentru mâine:',
+    digestZone: (zone: string) => `Ore: ${zone}.`,
+    digestPhone: (phone: string) => `sunați la ${phone}`,
+    digestFormat: { video: 'video', phone: 'telefon', in_person: 'în persoană' },
+    digestAll: 'Toate consultațiile dumneavoastră',
+  },
   // Issue 20: the person's cancel and move pages.
   changeBooking: {},
   // Issue 20: writing a review, and reviews on the profile.

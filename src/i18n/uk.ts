@@ -750,7 +750,26 @@ export const uk: PeopleMessages = {
   // Issue 20 sections, each filled by its own part: the hold page's choices, what happens next, Add to calendar.
   purchase: {},
   // Issue 20: reminder emails.
-  reminders: {},
+  reminders: {
+    subject24h: (lawyer: string, when: string) => `Нагадування: ваша консультація, ${lawyer}, ${when}`,
+    subject1h: (lawyer: string, when: string) => `За годину: ваша консультація, ${lawyer}, ${when}`,
+    intro24h: 'Нагадуємо про вашу консультацію: ось деталі.',
+    intro1h: 'Нагадуємо: ваша консультація почнеться за годину.',
+    page: 'Ваша консультація',
+    video: 'Відеозв’язок: посилання для входу з’явиться на сторінці вашої консультації за 15 хвилин до початку.',
+    phone: (phone: string) => `Телефоном: адвокатське бюро зателефонує вам за номером ${phone}.`,
+    inPerson: (address: string) => `Особисто, в офісі: ${address}.`,
+    reviewSubject: (lawyer: string) => `Як пройшла консультація (${lawyer})?`,
+    reviewIntro: (lawyer: string, day: string) => `${day} у вас була консультація (${lawyer}). Оціните її для тих, хто шукатиме після вас?`,
+    reviewAsk: 'Оцініть її від 1 до 5 і, якщо бажаєте, додайте коментар будь-якою мовою',
+    reviewNote: 'Оцінити консультацію можуть лише ті, хто отримав її через Consulta. Змінити відгук можна протягом 30 днів.',
+    digestSubject: (day: string, count: number) => `Завтра, ${day} — консультацій: ${count}`,
+    digestIntro: 'Ваші консультації на завтра, заброньовані через Consulta:',
+    digestZone: (zone: string) => `Час: ${zone}.`,
+    digestPhone: (phone: string) => `зателефонувати на ${phone}`,
+    digestFormat: { video: 'відео', phone: 'телефон', in_person: 'особисто' },
+    digestAll: 'Усі ваші консультації',
+  },
   // Issue 20: the person's cancel and move pages.
   changeBooking: {},
   // Issue 20: writing a review, and reviews on the profile.

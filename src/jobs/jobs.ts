@@ -2,7 +2,8 @@
  * Background jobs of a serving process. Each is safe to run in several processes at once:
  * the request-log flush writes only this process's entries, the retention purges are
  * idempotent bounded deletes, the webhook dispatcher sends only what it claimed under a lease, and
- * a calendar feed is read by the one process whose conditional update claimed it.
+ * a calendar feed is read by the one process whose conditional update claimed it, and each
+ * consultation reminder is claimed by its row in consultation_reminders.
  */
 import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
@@ -14,6 +15,7 @@ import { RetentionService } from '../domain/operations/retention.service.ts';
 
 const HOUR_MS = 3_600_000;
 const CALENDAR_FEED_TICK_MS = 60_000;
+const REMINDERS_TICK_MS = 60_000;
 
 export interface Jobs {
   stop(): void;
@@ -100,6 +102,25 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   const mailer = setInterval(() => void sendDueMail(), config.sweepIntervalMs);
   mailer.unref();
 
+  // Consultation reminders, the held transition and review invitations (docs/mail.md#reminders):
+  // a tick a minute; each email is claimed once in the transaction that queues it.
+  let reminding = false;
+  const remind = async () => {
+    if (reminding) return;
+    reminding = true;
+    try {
+      const report = await app.services.reminders.sweep();
+      if (Object.values(report).some((n) => n > 0)) app.fastify.log.info({ reminders: report }, 'consultation reminders sweep');
+    } catch (err) {
+      app.fastify.log.error({ err }, 'consultation reminders sweep failed');
+    } finally {
+      reminding = false;
+    }
+  };
+  const reminder = setInterval(() => void remind(), REMINDERS_TICK_MS);
+  reminder.unref();
+  void remind();
+
   // Lawyers' own calendar feeds (docs/lawyers.md#busy-times-from-her-own-calendar): each feed is
   // read every 15 minutes; a tick a minute claims the due ones (one process wins each feed).
   let readingFeeds = false;
@@ -142,6 +163,7 @@ export function startJobs({ app, database, clock, config }: { app: App; database
       clearInterval(mailer);
       clearInterval(verifier);
       clearInterval(feeds);
+      clearInterval(reminder);
     },
   };
 }

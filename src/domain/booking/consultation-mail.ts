@@ -43,7 +43,7 @@ export interface ConsultationMailFacts {
 }
 
 /** "hora peninsular, UTC+01:00" (Arabic: «توقيت شبه الجزيرة، UTC+01:00»): the zone as people say it, and its offset at the start of the consultation. */
-function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
+export function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
   const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
   return `${zoneName(locale, timezone)}${comma(locale)}UTC${formatInZone(ms, timezone).slice(-6)}`;
 }
@@ -63,7 +63,7 @@ function knownZone(zone: string | null | undefined): string | null {
  * The consultation in the person's own zone — "martes, 1 de diciembre de 2026, 09:00–10:00 (hora
  * de Canarias, UTC+00:00)" — when it differs from the lawyer's wall-clock time; else null.
  */
-function personWhen(intent: ConsultationMailFacts['intent'], lawyerZone: string, personZone: string | null | undefined, locale: Locale): string | null {
+export function personWhen(intent: Pick<ConsultationMailFacts['intent'], 'slot_date' | 'start_time' | 'end_time'>, lawyerZone: string, personZone: string | null | undefined, locale: Locale): string | null {
   const zone = knownZone(personZone);
   const startMs = zonedToUtcMs(intent.slot_date, intent.start_time, lawyerZone);
   const endMs = zonedToUtcMs(intent.slot_date, intent.end_time, lawyerZone);
@@ -74,7 +74,7 @@ function personWhen(intent: ConsultationMailFacts['intent'], lawyerZone: string,
 }
 
 /** Label–value lines, the values aligned. */
-function table(rows: ReadonlyArray<readonly [string, string]>): string {
+export function table(rows: ReadonlyArray<readonly [string, string]>): string {
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n');
 }
