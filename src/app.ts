@@ -16,6 +16,8 @@ import { lawyerPortalArea } from './site/lawyer/lawyer.routes.ts';
 import { PortalService } from './domain/lawyers/portal.service.ts';
 import { CalendarService } from './domain/lawyers/calendar.service.ts';
 import { lawyerEarningsArea } from './site/lawyer-earnings/earnings.routes.ts';
+import { reviewsArea } from './site/reviews/reviews.routes.ts';
+import { ReviewsService } from './domain/reviews/reviews.service.ts';
 import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
 import { EarningsService } from './domain/payments/earnings.service.ts';
 import { PayoutsService } from './domain/payments/payouts.service.ts';
@@ -164,6 +166,8 @@ export interface App {
     payouts: PayoutsService;
     /** Firms' lawyers: invitations, her consent, what owners see (docs/keys-and-firms.md). */
     firmLawyers: FirmLawyersService;
+    /** Reviews from verified clients and the lawyers' aggregates (docs/reviews.md). */
+    reviews: ReviewsService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -449,6 +453,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     oauthRoutes({ provider: oauthProvider, config, limiter, clock, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; client registration let through') }),
   );
   const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
+  const reviews = new ReviewsService({ database, clock, consultations, cache: directoryCache });
   const signIn = new SignInService({
     database,
     clock,
@@ -508,6 +513,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
       lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
       firmLawyersArea({ firmLawyers }),
+      reviewsArea({ reviews }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -542,5 +548,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reviews } };
 }
