@@ -20,7 +20,7 @@ import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 
 const unavailable = browserUnavailable();
-const SHOTS = '/tmp/shots-reviews';
+const SHOTS = '/tmp/shots-review-write';
 const CARD = { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123' };
 
 describe('reviews in Chromium: writing one on a phone, the review page and the profile in es and ar, axe-core clean', { skip: unavailable }, () => {
