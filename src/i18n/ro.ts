@@ -749,7 +749,7 @@ export const ro: PeopleMessages = {
     rating: 'Nota ta',
     ratings: ['1 — Foarte slabă', '2 — Slabă', '3 — Acceptabilă', '4 — Bună', '5 — Excelentă'],
     comment: 'Comentariu (opțional)',
-    commentHint: 'În orice limbă, până la 2.000 de caractere. Se publică pe profilul avocatului ca o consultație verificată, fără numele tău.',
+    commentHint: 'În orice limbă, până la 2.000 de caractere. Se publică pe profilul cabinetului ca o consultație verificată, fără numele tău.',
     publish: 'Publică recenzia',
     save: 'Salvează modificările',
     published: 'Mulțumim: recenzia ta este publicată pe profil.',
