@@ -17,6 +17,8 @@ import { lawyerPortalArea } from './site/lawyer/lawyer.routes.ts';
 import { PortalService } from './domain/lawyers/portal.service.ts';
 import { CalendarService } from './domain/lawyers/calendar.service.ts';
 import { lawyerEarningsArea } from './site/lawyer-earnings/earnings.routes.ts';
+import { reviewsArea } from './site/reviews/reviews.routes.ts';
+import { ReviewsService } from './domain/reviews/reviews.service.ts';
 import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
 import { EarningsService } from './domain/payments/earnings.service.ts';
 import { PayoutsService } from './domain/payments/payouts.service.ts';
@@ -167,6 +169,8 @@ export interface App {
     firmLawyers: FirmLawyersService;
     /** Consultation reminders, the held transition and review invitations (docs/mail.md#reminders). */
     reminders: RemindersService;
+    /** Reviews from verified clients and the lawyers' aggregates (docs/reviews.md). */
+    reviews: ReviewsService;
   };
   /** Prometheus metrics (docs/metrics.md); null when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: AppMetrics | null;
@@ -452,6 +456,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     oauthRoutes({ provider: oauthProvider, config, limiter, clock, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; client registration let through') }),
   );
   const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
+  const reviews = new ReviewsService({ database, clock, consultations, cache: directoryCache });
   const signIn = new SignInService({
     database,
     clock,
@@ -512,6 +517,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
       lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
       firmLawyersArea({ firmLawyers }),
+      reviewsArea({ reviews }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -546,5 +552,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders, reviews } };
 }

@@ -123,6 +123,9 @@ export const ReviewSchema = Type.Object(
     rating: Type.Integer({ minimum: 1, maximum: 5 }),
     comment: Type.Union([Type.String(), Type.Null()], { description: 'User-generated; fenced as untrusted text' }),
     date: Type.Union([DateTime, Type.Null()]),
+    answer: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: "The lawyer's one public answer, null without one. Third-party text, fenced like the comment (additive; docs/reviews.md#in-the-api-and-mcp)" }),
+    ),
   },
   { title: 'Review' },
 );

@@ -31,6 +31,11 @@ export function formatDay(date: string, locale: string): string {
   return out;
 }
 
+/** `2026-11-30` → "noviembre de 2026" / "November 2026". */
+export function formatMonth(date: string, locale: string): string {
+  return formatter('month', locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date.slice(0, 10)}T12:00:00Z`));
+}
+
 /**
  * The colon between a label and its value as the language writes it: "Pagado: 60,00 €", but
  * French puts a no-break space before it ("Payée : 60,00 €"). For labels composed in pages;

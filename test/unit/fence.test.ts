@@ -72,13 +72,16 @@ describe('fencing of user-generated text', () => {
     assert.equal(sanitizeUntrusted('Árabe,\tfrançais\r\n中文\u200b ok\u0007'), 'Árabe,\tfrançais\n中文 ok');
   });
 
-  it('caps the length (bio 2,000, comment 1,000 characters) and says so', () => {
+  it('caps the length (bio, comment and answer 2,000 characters) and says so', () => {
     const bio = parse(fencer.fence('x'.repeat(5000), 'lawyer_bio')!);
     assert.equal(bio.truncated, true);
     assert.equal([...bio.body].length, 2000);
     assert.ok(bio.body.endsWith('…'));
-    const comment = parse(fencer.fence('😀'.repeat(1500), 'review_comment')!);
-    assert.equal([...comment.body].length, 1000, 'counted in characters, never splitting a surrogate pair');
+    const comment = parse(fencer.fence('😀'.repeat(2500), 'review_comment')!);
+    assert.equal([...comment.body].length, 2000, 'counted in characters, never splitting a surrogate pair');
     assert.ok(!comment.body.includes('\ufffd'));
+    // A comment of the longest length the review form accepts is shown whole.
+    assert.equal(parse(fencer.fence('a'.repeat(2000), 'review_comment')!).truncated, false);
+    assert.equal([...parse(fencer.fence('😀'.repeat(2500), 'review_answer')!).body].length, 2000);
   });
 });

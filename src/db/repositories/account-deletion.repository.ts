@@ -149,6 +149,16 @@ export async function eraseAcceptedInvitationAddresses(db: Executor, userId: str
 }
 
 /**
+ * The person's reviews and reports of reviews stay (published as a verified consultation, not
+ * under a name; the moderation record), the link to the account goes (DELETION_DECISIONS).
+ */
+export async function anonymiseReviewsOfUser(db: Executor, userId: string): Promise<{ reviews: number; reports: number }> {
+  const reviews = count(await db.updateTable('reviews').set({ user_id: null }).where('user_id', '=', userId).executeTakeFirst());
+  const reports = count(await db.updateTable('review_reports').set({ user_id: null }).where('user_id', '=', userId).executeTakeFirst());
+  return { reviews, reports };
+}
+
+/**
  * Anonymises the user row: the address becomes `tombstone` (so the address may sign up again, as a
  * new account), the name and language go. The row and its id stay, for the records that are kept
  * (consultations, payments, revoked keys) to keep pointing somewhere.

@@ -103,14 +103,6 @@ export async function insertConsultation(db: Executor, row: Insertable<Consultat
   await db.insertInto('consultations').values(row).execute();
 }
 
-export async function incrementTotalBookings(db: Executor, lawyerId: string): Promise<void> {
-  await db
-    .updateTable('lawyers')
-    .set((eb) => ({ total_bookings: eb(eb.fn.coalesce('total_bookings', eb.val(0)), '+', 1) }))
-    .where('id', '=', lawyerId)
-    .execute();
-}
-
 /** Records events; an event already recorded for the same intent and type is not duplicated. */
 export async function insertOutboxEvents(db: Executor, events: OutboxEventTable[]): Promise<void> {
   if (events.length === 0) return;

@@ -24,6 +24,8 @@ export interface ConsultationRow {
   refund_status: string | null;
   /** The payment the refund gives back: `voided` when the authorization was released, never captured. */
   refund_payment_status: string | null;
+  /** Its review, when the person wrote one (issue 20; docs/reviews.md). */
+  review_id: string | null;
 }
 
 function base(db: Executor) {
@@ -34,6 +36,7 @@ function base(db: Executor) {
     .leftJoin('cities as ct', 'ct.slug', 'l.city_slug')
     .leftJoin('consultation_refunds as r', 'r.consultation_id', 'c.id')
     .leftJoin('payment_attempts as pa', 'pa.id', 'r.payment_attempt_id')
+    .leftJoin('reviews as rv', 'rv.consultation_id', 'c.id')
     .select([
       'c.id',
       'c.booking_intent_id',
@@ -53,6 +56,7 @@ function base(db: Executor) {
       'c.status',
       'r.status as refund_status',
       'pa.status as refund_payment_status',
+      'rv.id as review_id',
     ]);
 }
 

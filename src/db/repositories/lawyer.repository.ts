@@ -247,18 +247,6 @@ export function listBarMemberships(db: Executor, lawyerId: string): Promise<Pick
     .execute();
 }
 
-export function listRecentReviews(db: Executor, lawyerId: string, limit: number): Promise<Pick<ReviewTable, 'rating' | 'comment' | 'created_at'>[]> {
-  return db
-    .selectFrom('reviews')
-    .select(['rating', 'comment', 'created_at'])
-    .where('lawyer_id', '=', lawyerId)
-    .where('verified_client', '=', 1)
-    .orderBy('created_at', (ob) => ob.desc().nullsLast())
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-}
-
 export async function lawyerExists(db: Executor, id: string): Promise<boolean> {
   const row = await db.selectFrom('lawyers').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;

@@ -20,7 +20,6 @@ import {
   expireIntent,
   findIntentByToken,
   findIntentOfKey,
-  incrementTotalBookings,
   insertConsultation,
   insertIntent,
   insertOutboxEvents,
@@ -39,6 +38,7 @@ import {
 import { expirePendingIntentsOfUser } from '../../db/repositories/account-deletion.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
+import { recomputeLawyerAggregates } from '../../db/repositories/review.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { takeHold } from '../../db/repositories/schedule.repository.ts';
 import type { BookingIntentTable, OutboxEventTable } from '../../db/schema.ts';
@@ -293,7 +293,8 @@ export class BookingService {
         end_time: confirmed.end_time,
         created_at: nowIso,
       });
-      await incrementTotalBookings(trx, confirmed.lawyer_id);
+      // total_bookings is the count of her consultation records (docs/reviews.md#aggregates).
+      await recomputeLawyerAggregates(trx, confirmed.lawyer_id);
       await recordLawyerChanges(trx, [confirmed.lawyer_id], nowIso);
       await insertOutboxEvents(trx, this.events([confirmed], 'booking_intent.confirmed', nowIso));
       if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now, options.personZone ?? null);

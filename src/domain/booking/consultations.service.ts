@@ -38,6 +38,8 @@ export interface Consultation {
   status: ConsultationStatus;
   /** After a cancellation: the money given back, being given back, or the card hold released; null when nothing was paid back. */
   refund: PersonRefundState | null;
+  /** Its review's id when the person wrote one (docs/reviews.md), else null. */
+  reviewId: string | null;
 }
 
 export type PersonRefundState = 'refunded' | 'refunding' | 'released';
@@ -72,6 +74,7 @@ function view(row: ConsultationRow): Consultation {
     createdAt: row.created_at,
     status: row.status,
     refund: refundState(row),
+    reviewId: row.review_id,
   };
 }
 

@@ -484,9 +484,12 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
     const dateExceptions = neverAvailable ? [] : makeDateExceptions(rng, window, slot);
     const isNew = rng.chance(0.1);
     const reviews = makeReviews(rng, isNew, female, referenceMs);
-    const totalBookings = isNew
-      ? null
-      : reviews.length + Math.round(reviews.length * (0.7 + 2 * rng.next())) + rng.int(0, 8);
+    // No booking count: the writer computes total_bookings from the review rows (docs/reviews.md#aggregates).
+    // The draw stays, so every later value of a seed is unchanged.
+    if (!isNew) {
+      rng.next();
+      rng.int(0, 8);
+    }
 
     let bio: string | null = null;
     if (rng.chance(0.85)) {
@@ -527,7 +530,6 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
       weekly_hours: weeklyHours,
       date_exceptions: dateExceptions,
       reviews,
-      total_bookings: totalBookings,
       consultation_minutes: offer.consultation_minutes,
       formats: offer.formats,
     };

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { existingLawyerIds, insertLawyers, type LawyerWrite } from '../../db/repositories/lawyer.repository.ts';
+import { lawyerAggregates } from '../../db/repositories/review.repository.ts';
 import {
   bumpDirectoryVersion,
   upsertCities,
@@ -136,10 +137,16 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
 
   // UUIDs are case-insensitive; one canonical spelling keeps duplicates detectable and URLs stable.
   const id = (record.id ?? randomUUID()).toLowerCase();
+  // The aggregates come from the review rows written with her (the one rule, docs/reviews.md#aggregates):
+  // a new lawyer has no consultation here yet; each imported verified-client review stands for
+  // one consultation held before. The record's `total_bookings` is not stored (docs/import-format.md).
   const verifiedReviews = (record.reviews ?? []).filter((r) => r.verified_client !== false);
-  const ratingAvg = verifiedReviews.length > 0
-    ? Math.round((verifiedReviews.reduce((s, r) => s + r.rating, 0) / verifiedReviews.length) * 100) / 100
-    : null;
+  const aggregates = lawyerAggregates({
+    visibleReviews: verifiedReviews.length,
+    ratingSum: verifiedReviews.reduce((s, r) => s + r.rating, 0),
+    consultations: 0,
+    importedVerifiedReviews: verifiedReviews.length,
+  });
   // The lawyers' side (docs/lawyers.md): a record marked verified is vouched for by whoever
   // imports it (the operator): status `verified`, one verification record per membership marked
   // verified (or one without a membership), valid 12 months. `listed: false` is the operator's
@@ -178,10 +185,7 @@ export function prepareLawyer(record: LawyerRecord, ref: ReferenceData, nowIso: 
         bio: record.bio ?? null,
         verified: isVerified(facts) ? 1 : 0,
         listed: isListed(facts) ? 1 : 0,
-        rating_avg: ratingAvg,
-        rating_key: ratingAvg === null ? 0 : Math.round(ratingAvg * 100),
-        review_count: verifiedReviews.length,
-        total_bookings: record.total_bookings ?? null,
+        ...aggregates,
         practice_areas_json: JSON.stringify(areasJson),
         languages_json: JSON.stringify(record.languages),
         created_at: nowIso,

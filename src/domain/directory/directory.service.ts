@@ -10,7 +10,6 @@ import {
   findPublicLawyer,
   findPublicLawyersByIds,
   listBarMemberships,
-  listRecentReviews,
   type LawyerFilters,
   type LawyerProfileRow,
   type LawyerSort,
@@ -26,6 +25,7 @@ import type {
   SearchResponse,
 } from '../../contract/directory.ts';
 import { DomainError, invalidRequest, notFound, type FieldError } from '../errors.ts';
+import { listPublicReviews } from '../../db/repositories/review.repository.ts';
 import { sanitizeShortText, type Fencer } from './fence.ts';
 import { resolveLanguage } from './languages.ts';
 import { isFresh, type CityEntry, type DirectoryCache, type LawyerEntry, type ReferenceData } from './reference.service.ts';
@@ -178,7 +178,7 @@ export class DirectoryService {
     const { entry, row } = await this.publicLawyer(lawyerId);
     const hit = entry.reviews.get(limit);
     if (hit) return hit;
-    const reviews = await listRecentReviews(this.deps.database.db, row.id, limit);
+    const reviews = await listPublicReviews(this.deps.database.db, row.id, limit);
     const response: ReviewsResponse = {
       lawyer_id: row.id,
       lawyer_name: sanitizeShortText(row.name),
@@ -189,10 +189,11 @@ export class DirectoryService {
         rating: r.rating,
         comment: this.deps.fencer.fence(r.comment, 'review_comment'),
         date: r.created_at,
+        answer: this.deps.fencer.fence(r.answer, 'review_answer'),
       })),
     };
     entry.reviews.set(limit, response);
-    this.deps.cache.charge(entry, ROW_BYTES + response.reviews.reduce((n, r) => n + 200 + 3 * (r.comment?.length ?? 0), 0));
+    this.deps.cache.charge(entry, ROW_BYTES + response.reviews.reduce((n, r) => n + 200 + 3 * ((r.comment?.length ?? 0) + (r.answer?.length ?? 0)), 0));
     return response;
   }
 

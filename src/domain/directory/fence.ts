@@ -14,11 +14,13 @@
  */
 import { createHmac } from 'node:crypto';
 
-export type FenceSource = 'lawyer_bio' | 'review_comment';
+export type FenceSource = 'lawyer_bio' | 'review_comment' | 'review_answer';
 
 export const FENCE_LIMITS: Record<FenceSource, number> = {
   lawyer_bio: 2000,
-  review_comment: 1000,
+  // A review's comment is at most 2,000 characters when written (docs/reviews.md): shown whole.
+  review_comment: 2000,
+  review_answer: 2000,
 };
 
 const MARKER_LIKE = /(\[\s*)?\b(begin|end)(\s|_|-)+untrusted(\s|_|-)+text\b/gi;

@@ -91,6 +91,7 @@ export const LawyerRecordSchema = Type.Object(
         { maxItems: 10_000 },
       ),
     ),
+    // Accepted for compatibility, not stored: total_bookings is computed from records (docs/reviews.md#aggregates).
     total_bookings: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
     consultation_minutes: Type.Optional(
       Type.Union([Type.Literal(30), Type.Literal(45), Type.Literal(60), Type.Literal(90)], {

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
-import { listRecentReviews } from '../../db/repositories/lawyer.repository.ts';
+import { listPublicReviews } from '../../db/repositories/review.repository.ts';
 import { listBiosOf, listTrustOffers, listVerificationsInForceFor } from '../../db/repositories/lawyer-trust.repository.ts';
 import { barAssociationById } from '../lawyers/bar-associations.ts';
 import { offeredFormats, type ConsultationFormat } from '../lawyers/listing.ts';
@@ -41,10 +41,15 @@ export interface LawyerTrust {
 }
 
 export interface PublicReview {
+  id: string;
   rating: number;
   /** Third-party text: the page escapes it. */
   comment: string | null;
   date: string | null;
+  /** The lawyer's public answer (third-party text), null without one. */
+  answer: string | null;
+  /** The consultation's day (`YYYY-MM-DD`) for a review of a consultation held here; null for an imported review. */
+  consultationDate: string | null;
 }
 
 export interface ProfileTrust {
@@ -134,10 +139,10 @@ export class TrustService {
     const id = lawyerId.toLowerCase();
     const entry = cache.lawyer(id, stamp);
     if (entry.profileTrust !== undefined) return entry.profileTrust;
-    const [bios, reviews] = await Promise.all([listBiosOf(database.db, id), listRecentReviews(database.db, id, PROFILE_REVIEWS)]);
-    const value: ProfileTrust = { bios, reviews: reviews.map((r) => ({ rating: r.rating, comment: r.comment, date: r.created_at })) };
+    const [bios, reviews] = await Promise.all([listBiosOf(database.db, id), listPublicReviews(database.db, id, PROFILE_REVIEWS)]);
+    const value: ProfileTrust = { bios, reviews: reviews.map((r) => ({ id: r.id, rating: r.rating, comment: r.comment, date: r.created_at, answer: r.answer, consultationDate: r.consultation_date })) };
     entry.profileTrust = value;
-    cache.charge(entry, TRUST_BYTES + Object.values(bios).reduce((n, b) => n + 2 * b.length, 0) + reviews.reduce((n, r) => n + 200 + 2 * (r.comment?.length ?? 0), 0));
+    cache.charge(entry, TRUST_BYTES + Object.values(bios).reduce((n, b) => n + 2 * b.length, 0) + reviews.reduce((n, r) => n + 200 + 2 * ((r.comment?.length ?? 0) + (r.answer?.length ?? 0)), 0));
     return value;
   }
 }

@@ -25,6 +25,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { findUserByEmail, findUserById } from '../../db/repositories/account.repository.ts';
 import {
+  anonymiseReviewsOfUser,
   anonymiseUser,
   countKeptRecordsOfUser,
   countOwnedByUser,
@@ -318,6 +319,7 @@ export class AccountDeletionService {
       await deleteContactMessagesOf(tx, userId, user.email);
       const tombstone = `${TOMBSTONE_PREFIX}${userId}`;
       await eraseAcceptedInvitationAddresses(tx, userId, tombstone);
+      await anonymiseReviewsOfUser(tx, userId);
       // Mail to the address before the confirmation is queued: the confirmation is the one mail left.
       const mailDropped = await deleteQueuedMailTo(tx, user.email);
       const mailErased = await eraseMailTo(tx, user.email, tombstone, nowIso);

@@ -6,6 +6,7 @@ import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 import { holdInstants } from '../booking/confirm.page.tsx';
 import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
+import { ReviewInvitation } from '../reviews/review.page.tsx';
 
 /** The consultation's time in the lawyer's zone, and in the visitor's when it differs. */
 function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
@@ -44,6 +45,7 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
       <p class="meta">
         {t.account.paid}{colon(ctx.locale)}{euros(c.quote.totalCents, ctx.locale)}
       </p>
+      <ReviewInvitation ctx={ctx} c={c} />
       {/* A cancelled consultation has nothing to add to a calendar (the email's METHOD:CANCEL removed it). */}
       {CANCELLED.has(c.status) ? null : (
         <p>

@@ -10,6 +10,7 @@ import { formatDay } from '../../i18n/format.ts';
 import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
 import { Avatar, OfferFacts, VERIFY_PAGE, VerifiedBadge } from './trust.tsx';
+import { ProfileReviews } from '../reviews/review.page.tsx';
 
 export interface ProfilePageProps {
   ctx: SiteContext;
@@ -88,37 +89,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
           <p class="bio" dir="auto">{bio}</p>
         </>
       ) : null}
-      <section aria-labelledby="reviews-heading">
-        <h2 id="reviews-heading">
-          {tt.reviews} <small class="meta">({tt.reviewCount(reviewCount)})</small>
-        </h2>
-        {extras.reviews.length === 0 ? (
-          <p>{tt.noReviews}</p>
-        ) : (
-          <ul class="reviews">
-            {extras.reviews.map((r) => (
-              <li class="card">
-                <p>
-                  <span class="stars" aria-hidden="true">
-                    {'★'.repeat(Math.round(r.rating))}
-                    {'☆'.repeat(5 - Math.round(r.rating))}
-                  </span>{' '}
-                  <span class="visually-hidden">{tt.stars(r.rating)}</span>
-                  {r.date ? (
-                    <>
-                      {' · '}
-                      <time class="meta" datetime={r.date.slice(0, 10)}>
-                        {formatDay(r.date.slice(0, 10), ctx.locale)}
-                      </time>
-                    </>
-                  ) : null}
-                </p>
-                <p class="review-text" dir="auto">{r.comment && r.comment.trim() !== '' ? r.comment : tt.noComment}</p>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <ProfileReviews ctx={ctx} reviews={extras.reviews} reviewCount={reviewCount} />
       <h2>{t.lawyer.bars}</h2>
       <ul>
         {p.bar_memberships.map((b) => (
