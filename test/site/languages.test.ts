@@ -418,6 +418,9 @@ for (const target of databaseTargets()) {
         await page(await browser.get(`/lawyers/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`), 404, 'unknown lawyer');
         const bad = await page(await browser.get('/?max_fee_eur=abc'), 400, 'search with a bad value');
         assert.ok(shows(bad, t.home.fixErrors));
+        // Said first, above the form: on a phone the form is a screen long, and the field is focused.
+        assert.ok(bad.indexOf('class="notice bad" role="alert"') < bad.indexOf('role="search"'), 'the error above the form');
+        assert.match(bad, /<input id="f-max_fee_eur"[^>]*autofocus/);
         await page(await browser.get('/confirm/not-a-real-token'), 404, 'unknown confirmation link');
       });
     }

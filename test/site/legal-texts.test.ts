@@ -110,6 +110,15 @@ describe('the legal texts in every language', () => {
       // The Spanish names of Spanish bodies and documents stay as they are.
       assert.ok(privacy.includes('AEPD') && notice.includes('LSSI-CE') && terms.includes('hojas de reclamaciones') || locale === 'es' || locale === 'en', `${locale}: Spanish official names kept`);
       if (locale !== 'es' && locale !== 'en') assert.ok(notice.includes('Registro Mercantil'), `${locale}: the registry named as it is`);
+      if (locale === 'ar') {
+        // Latin facts inside Arabic sentences are isolated left to right, or a wrapped address
+        // and its parentheses come out scrambled on a phone (seen on the 390 px screenshots).
+        for (const v of [FACTS.legal.name, FACTS.legal.address, FACTS.legal.email, FACTS.legal.registry!, FACTS.siteUrl]) assert.ok(notice.includes(`\u2066${v}\u2069`), `ar: ${v} isolated`);
+        for (const page of LEGAL_PAGES) {
+          const all = text(page);
+          assert.equal((all.match(/[\u2066-\u2068]/g) ?? []).length, (all.match(/\u2069/g) ?? []).length, `ar ${page}: every isolate closed`);
+        }
+      }
     }
   });
 

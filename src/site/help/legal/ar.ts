@@ -7,6 +7,10 @@
 import { FREE_CHANGE_HOURS } from '../../../domain/booking/policy.ts';
 import { HOLD_MINUTES, REVIEW_EDIT_DAYS, REVIEWS_HELP_PATH, type Facts, type LegalDocument, type LegalPage } from '../legal-texts.ts';
 
+/** Latin text inside an Arabic sentence (the operator's facts, addresses), isolated left to right (U+2066 … U+2069) as src/i18n/ar.ts does. */
+const ltr = (text: string) => `\u2066${text}\u2069`;
+const ODR = ltr('https://ec.europa.eu/consumers/odr');
+
 export function ar(page: LegalPage, f: Facts): LegalDocument {
   switch (page) {
     case 'aviso-legal':
@@ -17,12 +21,12 @@ export function ar(page: LegalPage, f: Facts): LegalDocument {
           {
             heading: 'صاحب الخدمة',
             list: [
-              `صاحب الخدمة: ${f.legal.name}`,
-              `رقم التعريف الضريبي (NIF): ${f.legal.taxId}`,
-              `العنوان: ${f.legal.address}`,
-              `البريد الإلكتروني: ${f.legal.email}`,
-              ...(f.legal.registry ? [`بيانات القيد (Registro Mercantil، السجل التجاري الإسباني): ${f.legal.registry}`] : []),
-              `الموقع الإلكتروني: ${f.siteUrl}`,
+              `صاحب الخدمة: ${ltr(f.legal.name)}`,
+              `رقم التعريف الضريبي (NIF): ${ltr(f.legal.taxId)}`,
+              `العنوان: ${ltr(f.legal.address)}`,
+              `البريد الإلكتروني: ${ltr(f.legal.email)}`,
+              ...(f.legal.registry ? [`بيانات القيد في السجل التجاري الإسباني (${ltr('Registro Mercantil')}): ${ltr(f.legal.registry)}`] : []),
+              `الموقع الإلكتروني: ${ltr(f.siteUrl)}`,
             ],
           },
           {
@@ -40,7 +44,7 @@ export function ar(page: LegalPage, f: Facts): LegalDocument {
             ],
           },
           { heading: 'الملكية الفكرية', paragraphs: ['تصميم الموقع وشيفرته ونصوصه الخاصة ملك لصاحب الخدمة أو لمن منحه الترخيص. أما بيانات مكاتب المحاماة فهي ملك لها.'] },
-          { heading: 'القانون الواجب التطبيق', paragraphs: ['يخضع هذا الإشعار للقانون الإسباني. وإذا كنت مستهلكًا، يمكنك اللجوء إلى محاكم محل إقامتك وإلى المنصة الأوروبية لتسوية النزاعات عبر الإنترنت (https://ec.europa.eu/consumers/odr).'] },
+          { heading: 'القانون الواجب التطبيق', paragraphs: [`يخضع هذا الإشعار للقانون الإسباني. وإذا كنت مستهلكًا، يمكنك اللجوء إلى محاكم محل إقامتك وإلى المنصة الأوروبية لتسوية النزاعات عبر الإنترنت (${ODR}).`] },
         ],
       };
     case 'privacy':
@@ -48,7 +52,7 @@ export function ar(page: LegalPage, f: Facts): LegalDocument {
         title: 'سياسة الخصوصية',
         intro: 'ما البيانات الشخصية التي نعالجها، ولأي غرض، وعلى أي أساس قانوني، وإلى متى، وكيف تمارس حقوقك (المادة 13 من اللائحة العامة لحماية البيانات الأوروبية، RGPD، والقانون الأساسي الإسباني رقم 3/2018، LOPDGDD).',
         sections: [
-          { heading: 'المسؤول عن المعالجة', list: [`${f.legal.name}، رقم التعريف الضريبي (NIF) ${f.legal.taxId}`, `العنوان: ${f.legal.address}`, `جهة الاتصال بشأن الخصوصية: ${f.legal.email}`] },
+          { heading: 'المسؤول عن المعالجة', list: [`${ltr(f.legal.name)}، رقم التعريف الضريبي (NIF) ${ltr(f.legal.taxId)}`, `العنوان: ${ltr(f.legal.address)}`, `جهة الاتصال بشأن الخصوصية: ${ltr(f.legal.email)}`] },
           {
             heading: 'ما البيانات، ولماذا',
             list: [
@@ -78,7 +82,7 @@ export function ar(page: LegalPage, f: Facts): LegalDocument {
           {
             heading: 'حقوقك',
             paragraphs: [
-              `يمكنك طلب الاطلاع على بياناتك أو تصحيحها أو محوها أو تقييد معالجتها أو نقلها، أو الاعتراض على معالجتها، بالكتابة إلى ${f.legal.email} أو عبر نموذج الاتصال. ويمكنك حذف حسابك بنفسك من صفحة الحساب. وإذا رأيت أننا لم نحترم حقوقك، يمكنك تقديم شكوى إلى الوكالة الإسبانية لحماية البيانات (Agencia Española de Protección de Datos، AEPD: www.aepd.es).`,
+              `يمكنك طلب الاطلاع على بياناتك أو تصحيحها أو محوها أو تقييد معالجتها أو نقلها، أو الاعتراض على معالجتها، بالكتابة إلى ${ltr(f.legal.email)} أو عبر نموذج الاتصال. ويمكنك حذف حسابك بنفسك من صفحة الحساب. وإذا رأيت أننا لم نحترم حقوقك، يمكنك تقديم شكوى إلى الوكالة الإسبانية لحماية البيانات (Agencia Española de Protección de Datos، AEPD: ${ltr('www.aepd.es')}).`,
             ],
           },
           { heading: 'ملفات تعريف الارتباط', paragraphs: ['لا نستخدم إلا ملفات تعريف الارتباط الضرورية تمامًا؛ وبيان ملفات تعريف الارتباط يعدّدها.'] },
@@ -87,7 +91,7 @@ export function ar(page: LegalPage, f: Facts): LegalDocument {
     case 'terms':
       return {
         title: 'شروط الحجز',
-        intro: `ما توافق عليه عند حجز استشارة على Consulta لدى ${f.legal.name}. اقرأها قبل الدفع؛ وملخّص الحجز يذكّرك بها.`,
+        intro: `ما توافق عليه عند حجز استشارة على Consulta لدى ${ltr(f.legal.name)}. اقرأها قبل الدفع؛ وملخّص الحجز يذكّرك بها.`,
         sections: [
           {
             heading: 'من يقدّم ماذا',
@@ -131,7 +135,7 @@ export function ar(page: LegalPage, f: Facts): LegalDocument {
           {
             heading: 'الشكاوى',
             paragraphs: [
-              `راسلنا عبر نموذج الاتصال أو على ${f.legal.email}. وتتوفر لك استمارات الشكاوى الرسمية (hojas de reclamaciones)، وكذلك المنصة الأوروبية لتسوية النزاعات عبر الإنترنت (https://ec.europa.eu/consumers/odr).`,
+              `راسلنا عبر نموذج الاتصال أو على ${ltr(f.legal.email)}. وتتوفر لك استمارات الشكاوى الرسمية (hojas de reclamaciones)، وكذلك المنصة الأوروبية لتسوية النزاعات عبر الإنترنت (${ODR}).`,
             ],
           },
         ],

@@ -1,0 +1,34 @@
+/**
+ * The home page's "what do you need help with" hint, in every language, gives an example that
+ * the suggestion function (the one the MCP tool uses) answers, and names the language a person
+ * may write in: found walking the site as a newcomer, the French and Arabic hints gave an English
+ * example and said "in Spanish or English", though French and Arabic text is understood.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PRACTICE_AREAS, type PracticeAreaData } from '../../src/domain/demo/practice-areas.ts';
+import { suggestPracticeAreas } from '../../src/domain/directory/practice-area-suggest.ts';
+import { LOCALES, messages } from '../../src/i18n/index.ts';
+
+const slugs = (areas: readonly PracticeAreaData[]): string[] => areas.flatMap((a) => [a.slug, ...slugs(a.children ?? [])]);
+const KNOWN = new Set(slugs(PRACTICE_AREAS));
+
+/** The example in a hint: the text in its quotation marks, whichever the language uses. */
+const example = (hint: string): string | undefined => /[«„“"]\s*([^«»„“”"]+?)\s*[»”"]/.exec(hint)?.[1];
+
+describe('the need hint on the home page', () => {
+  it('gives, in every language, an example the suggestion function answers', () => {
+    for (const locale of LOCALES) {
+      const hint = messages(locale).home.needHint;
+      const text = example(hint);
+      assert.ok(text, `${locale}: an example in quotation marks: ${hint}`);
+      assert.ok(suggestPracticeAreas(text, KNOWN, 3).length > 0, `${locale}: «${text}» is answered`);
+    }
+  });
+
+  it('in French and Arabic, which the function understands, the example is in the language itself', () => {
+    // The words of the example are the language's own: no English words in the French one, Arabic letters in the Arabic one.
+    assert.doesNotMatch(example(messages('fr').home.needHint)!, /\b(?:my|the|next|month|card)\b/i);
+    assert.match(example(messages('ar').home.needHint)!, /^[\u0600-\u06ff\s]+$/);
+  });
+});
