@@ -22,7 +22,7 @@ const FACTS: Facts = {
 
 const FACT_VALUES = [...Object.values(FACTS.legal).filter((v): v is string => typeof v === 'string'), FACTS.siteUrl];
 
-const TRANSLATIONS = LOCALES.filter((l) => l !== 'es' && l !== 'en');
+const TRANSLATIONS: readonly Locale[] = LOCALES.filter((l) => l !== 'es' && l !== 'en');
 
 /** Every piece of text of a document, by where it is (for messages). */
 function pieces(doc: LegalDocument): Array<[string, string]> {
