@@ -5,7 +5,9 @@
  *   the suggestion function (the one the MCP tool uses) answers; the French and Arabic hints gave
  *   an English example and said "in Spanish or English", though French and Arabic are understood;
  * - an instant on a person's page (Account, connected apps) names its zone as people say it, not
- *   Intl's "CET" or "غرينتش+1".
+ *   Intl's "CET" or "غرينتش+1";
+ * - a Ukrainian browser reports its zone as `Europe/Kiev` (Chromium's ICU): the pages said
+ *   "(Kiev)" and the zone chooser listed Kyiv twice; old zone names now become their current one.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,6 +15,7 @@ import { PRACTICE_AREAS, type PracticeAreaData } from '../../src/domain/demo/pra
 import { suggestPracticeAreas } from '../../src/domain/directory/practice-area-suggest.ts';
 import { LOCALES, messages } from '../../src/i18n/index.ts';
 import { peopleInstant, zoneName } from '../../src/i18n/reference.ts';
+import { CHOOSER_ZONES, validZone, zoneName as visitorZoneName } from '../../src/site/booking/visitor-zone.ts';
 
 const slugs = (areas: readonly PracticeAreaData[]): string[] => areas.flatMap((a) => [a.slug, ...slugs(a.children ?? [])]);
 const KNOWN = new Set(slugs(PRACTICE_AREAS));
@@ -43,5 +46,13 @@ describe('what the newcomer walk found', () => {
       assert.ok(text.includes(zoneName(locale, 'Europe/Madrid')) && text.includes('00:30'), `${locale}: ${text}`);
       assert.doesNotMatch(text, /\b(?:CES?T|GMT|UTC)\b|غرينتش/, `${locale}: ${text}`);
     }
+  });
+
+  it('an old zone name a browser reports is its current one: Kyiv, never "Kiev", and once in the chooser', () => {
+    assert.equal(validZone('Europe/Kiev'), 'Europe/Kyiv');
+    assert.equal(validZone('Asia/Calcutta'), 'Asia/Kolkata');
+    assert.equal(validZone('Europe/Madrid'), 'Europe/Madrid');
+    assert.ok((CHOOSER_ZONES as readonly string[]).includes(validZone('Europe/Kiev')!), 'the chooser already offers it: not added a second time');
+    for (const locale of LOCALES) assert.doesNotMatch(visitorZoneName(validZone('Europe/Kiev')!, locale), /Kiev/, locale);
   });
 });
