@@ -84,7 +84,7 @@ export const ar: PeopleMessages = {
     area: 'نوع القضية',
     anyArea: 'أي قضية',
     need: 'بماذا تحتاج المساعدة؟',
-    needHint: `بكلماتك أنت، بالإسبانية أو الإنجليزية: مثلًا «${ltr('my residence card expires next month')}».`,
+    needHint: 'بكلماتك أنت، بالعربية أو الإسبانية أو الإنجليزية: مثلًا «انتهت صلاحية بطاقة الإقامة الخاصة بي».',
     needLabel: 'صِف وضعك',
     suggest: 'اقتراح مجالات',
     suggestionsFor: (text: string) => `مجالات تطابق «${isolate(text)}»`,

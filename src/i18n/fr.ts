@@ -63,7 +63,7 @@ export const fr = {
     area: 'Type de démarche',
     anyArea: 'Toutes les démarches',
     need: 'De quelle aide avez-vous besoin\u00a0?',
-    needHint: 'Avec vos propres mots, en espagnol ou en anglais\u00a0: par exemple «\u00a0my residence card expires next month\u00a0».',
+    needHint: 'Avec vos propres mots, en français, en espagnol ou en anglais\u00a0: par exemple «\u00a0ma carte de séjour expire le mois prochain\u00a0».',
     needLabel: 'Décrivez votre situation',
     suggest: 'Proposer des domaines',
     suggestionsFor: (text: string) => `Domaines correspondant à «\u00a0${text}\u00a0»`,

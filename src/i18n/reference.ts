@@ -6,6 +6,8 @@
  */
 import { messages, type Locale } from './index.ts';
 import { intlTag } from './locales.ts';
+import { comma, formatDay } from './format.ts';
+import { dateInZone, formatInZone } from '../domain/directory/zoned-time.ts';
 
 /**
  * A practice area's name in `locale`: the catalogue's translation of its slug; an area the
@@ -96,4 +98,15 @@ function ukrainianNominative(name: string): string {
   if (!m) return name.startsWith('за ') ? `час ${name}` : name;
   const adjectives = (m[1] ?? '').split(' ').filter(Boolean).map((w) => w.replace(/им$/u, 'ий').replace(/ім$/u, 'ій'));
   return [...adjectives, 'час'].join(' ') + (m[2] ?? '');
+}
+
+/**
+ * An instant on a person's page (when their account was made, when an app was connected), as
+ * people say it: "jueves, 26 de noviembre de 2026, 07:33 (hora peninsular)" — the day, the time
+ * and the zone by `zoneName`, never Intl's "CET" or "غرينتش+1" (found on the Account page in the
+ * 390 px walk). The developer pages keep `formatInstant` (short, with seconds where needed).
+ */
+export function peopleInstant(locale: Locale, iso: string, timeZone: string): string {
+  const ms = Date.parse(iso);
+  return `${formatDay(dateInZone(ms, timeZone), locale)}${comma(locale)}${formatInZone(ms, timeZone).slice(11, 16)} (${zoneName(locale, timeZone)})`;
 }

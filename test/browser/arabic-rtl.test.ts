@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { ar } from '../../src/i18n/ar.ts';
+import { LEGAL_CHROME } from '../../src/site/help/legal-texts.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
@@ -125,8 +126,7 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
     assert.ok(facts.nav.left < facts.brand.left || facts.nav.top >= facts.brand.bottom, `${label}: the navigation to the left of the brand, or below it`);
     const [first, second] = facts.navItems;
     assert.ok(first && second && (second.top > first.top + 4 || second.right <= first.left + 1), `${label}: the second navigation item is to the left of the first`);
-    // The heading reads from the right: its first line starts at the heading's right edge (an
-    // English text on an Arabic page, the legal pages', reads from the left).
+    // The heading reads from the right: its first line starts at the heading's right edge.
     if (facts.h1 && facts.firstLine) {
       assert.equal(facts.h1Direction, heading, `${label}: the heading's direction`);
       const [line, box] = heading === 'rtl' ? [facts.firstLine.right, facts.h1.right] : [facts.firstLine.left, facts.h1.left];
@@ -265,11 +265,17 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
       await check(page, `help ${size}`, viewport, problems);
       await page.goto(`${site}/contact`);
       await check(page, `contact ${size}`, viewport, problems);
-      // The legal text has no checked Arabic translation: English, marked as English and left to right.
-      await page.goto(`${site}/legal/terms`);
-      assert.equal(await page.locator('article.prose').getAttribute('lang'), 'en');
-      assert.equal(await page.locator('article.prose').evaluate((el) => getComputedStyle(el).direction), 'ltr');
-      await check(page, `legal ${size}`, viewport, problems, 'ltr');
+      // The legal texts in Arabic, right to left like the page; the Latin names in them (LSSI-CE,
+      // cookie names) do not turn a line around.
+      for (const legal of ['aviso-legal', 'privacy', 'terms', 'cookies']) {
+        await page.goto(`${site}/legal/${legal}`);
+        assert.equal(await page.locator('article.prose').getAttribute('lang'), null, `${legal}: the page's own language`);
+        assert.equal(await page.locator('article.prose').evaluate((el) => getComputedStyle(el).direction), 'rtl', `${legal}: right to left`);
+        assert.ok((await page.locator('article.prose').innerText()).includes(LEGAL_CHROME.ar.prevails!), `${legal}: the Spanish text prevails, in Arabic`);
+        await check(page, `legal ${legal} ${size}`, viewport, problems);
+      }
+      const code = page.locator('.cookie-list code').first();
+      assert.equal(await code.evaluate((el) => getComputedStyle(el).direction), 'ltr', 'a cookie name reads left to right');
       const missing = await page.goto(`${site}/no/such/page`);
       assert.equal(missing?.status(), 404);
       await check(page, `not found ${size}`, viewport, problems);

@@ -6,6 +6,8 @@
  * the statement (src/site/help/legal-texts.ts) lists it.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestContext, type TestContext } from '../support/app.ts';
@@ -13,6 +15,43 @@ import { databaseTargets } from '../support/databases.ts';
 import { pageText, SiteClient } from '../support/site.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { connect, registerClient } from '../oauth/support.ts';
+import { cookieList } from '../../src/site/help/legal-texts.ts';
+import { siteCookies } from '../../src/site/plugin.ts';
+
+const ASSETS = path.join(import.meta.dirname, '../../src/site/assets');
+
+/**
+ * The cookies the site's own scripts write (`document.cookie = NAME + '=' …` or `= 'name=…'`),
+ * by name: a response's Set-Cookie is seen by the walk below; a script's is found here.
+ */
+function scriptCookies(): Array<{ file: string; name: string }> {
+  const found: Array<{ file: string; name: string }> = [];
+  for (const file of readdirSync(ASSETS).filter((f) => f.endsWith('.js'))) {
+    const source = readFileSync(path.join(ASSETS, file), 'utf8');
+    for (const m of source.matchAll(/document\.cookie\s*=\s*(?:(['"])([^'"=]+)=|([A-Za-z_$][\w$]*))/g)) {
+      if (m[2]) found.push({ file, name: m[2] });
+      else {
+        const value = new RegExp(`\\b(?:var|let|const)\\s+${m[3]}\\s*=\\s*['"]([^'"]+)['"]`).exec(source)?.[1];
+        found.push({ file, name: value ?? `${m[3]} (a name this test cannot read: write it as a string constant)` });
+      }
+    }
+  }
+  return found;
+}
+
+describe('cookies the site\'s scripts write', () => {
+  it('are listed in the cookie statement, with a purpose and a lifetime in every language', () => {
+    const written = scriptCookies();
+    assert.ok(written.some((c) => c.name === 'consulta_tz'), `the time-zone script's cookie is found: ${JSON.stringify(written)}`);
+    const entries = cookieList(siteCookies('https://consulta.test'), 30);
+    const listed = new Set(entries.flatMap((e) => e.names));
+    assert.deepEqual(written.filter((c) => !listed.has(c.name)), [], 'cookies written by a script but not in the cookie statement');
+    for (const e of entries) {
+      for (const text of [...Object.values(e.purpose), ...Object.values(e.lifetime)]) assert.ok(text.trim().length > 0, e.names[0]);
+      assert.deepEqual(Object.keys(e.purpose).sort(), ['ar', 'en', 'es', 'fr', 'ro', 'uk'], e.names[0]);
+    }
+  });
+});
 
 const HTTPS_SITE = 'https://consulta.test';
 
@@ -70,7 +109,7 @@ for (const target of databaseTargets()) {
       assert.ok([...set.keys()].some((n) => n.startsWith('_interaction')), 'the authorization server set its cookies too');
       const statement = await new SiteClient(ctx.app.fastify, HTTPS_SITE).get('/legal/cookies?lang=en');
       const list = /<ul class="cards cookie-list"[\s\S]*?<\/ul>/.exec(statement.body)![0];
-      const listed = new Set([...list.matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1]!));
+      const listed = new Set([...list.matchAll(/<code[^>]*>([^<]+)<\/code>/g)].map((m) => m[1]!));
       const unlisted = [...set].filter(([name]) => !listed.has(name)).map(([name, where]) => `${name} (first set by ${where})`);
       assert.deepEqual(unlisted, [], 'cookies set but not in the cookie statement');
       assert.match(pageText(statement.body), /no analytics, advertising or third-party cookies/);

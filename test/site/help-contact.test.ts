@@ -71,8 +71,8 @@ for (const target of databaseTargets()) {
       assert.match(pageText(en.body), /24 hours/);
     });
 
-    it('legal pages name the configured operator (LSSI-CE art. 10) in es and en; demo values are marked only when used', async () => {
-      for (const [lang, notice] of [['es', /Aviso legal/], ['en', /Legal notice/]] as const) {
+    it('legal pages name the configured operator (LSSI-CE art. 10) in every language; demo values are marked only when used', async () => {
+      for (const [lang, notice] of [['es', /Aviso legal/], ['en', /Legal notice/], ['fr', /Mentions légales/], ['ar', /الإشعار القانوني/], ['uk', /Правова інформація/], ['ro', /Informații legale/]] as const) {
         const res = await visitor(lang).get('/legal/aviso-legal');
         assert.equal(res.statusCode, 200);
         const text = pageText(res.body);
@@ -85,7 +85,16 @@ for (const target of databaseTargets()) {
       assert.match(privacy, /Agencia Española de Protección de Datos/);
       const terms = pageText((await visitor('en').get('/legal/terms')).body);
       assert.match(terms, /Up to 24 hours before the start: cancel free of charge with a full refund/);
-      assert.match(terms, /Less than 24 hours before: no refund, unless the lawyer decides to refund you/);
+      assert.match(terms, /Less than 24 hours before: you may still cancel .*but there is no refund, unless the lawyer decides to refund you/);
+      assert.match(terms, /When you move it, the payment is kept/);
+      assert.match(terms, /If the lawyer cancels, we always refund the full amount/);
+      assert.match(terms, /Only the person who booked a consultation that was held can review it/);
+      assert.match((await visitor('en').get('/legal/terms')).body, /<a href="\/help\/reviews">How reviews work<\/a>/);
+      const terminos = pageText((await visitor('es').get('/legal/terms')).body);
+      assert.match(terminos, /Hasta 24 horas antes del inicio: puedes cancelar gratis, con reembolso completo/);
+      assert.match(terminos, /Al cambiar la hora, el pago se mantiene/);
+      assert.match(terminos, /Si es el despacho quien cancela, te devolvemos siempre el importe completo/);
+      assert.match(terminos, /Solo puede dejar una opinión la persona que reservó una consulta que llegó a celebrarse/);
       assert.equal((await visitor().get('/legal/nothing')).statusCode, 404);
       const old = await visitor().get('/aviso-legal');
       assert.equal(old.statusCode, 301);

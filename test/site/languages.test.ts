@@ -19,7 +19,7 @@ import { fr } from '../../src/i18n/fr.ts';
 import { isPeopleOnly, LOCALES, messages, negotiateLocale, PEOPLE_SECTIONS, peopleCatalogues, textDirection, type Locale, type Messages } from '../../src/i18n/index.ts';
 import { LOCALE_INFO } from '../../src/i18n/locales.ts';
 import { capitalized, languageName, listOf, practiceAreaName, zoneName } from '../../src/i18n/reference.ts';
-import { UNTRANSLATED_NOTE } from '../../src/site/help/legal-texts.ts';
+import { LEGAL_CHROME, LEGAL_PAGES, legalDocument } from '../../src/site/help/legal-texts.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { freePort } from '../support/browser.ts';
 import { englishOnly, leaves, leftovers, outside, readableText } from '../support/catalogues.ts';
@@ -65,7 +65,7 @@ describe('the catalogues', () => {
     assert.ok(peopleCatalogues().length >= 1, 'French at least');
     for (const [locale, catalogue] of peopleCatalogues()) {
       assert.ok(LOCALES.includes(locale), `${locale} is enabled`);
-      assert.ok(LOCALE_INFO[locale] && UNTRANSLATED_NOTE[locale], `${locale}: its Intl tag, direction and name, and the legal pages' note`);
+      assert.ok(LOCALE_INFO[locale] && LEGAL_CHROME[locale].prevails, `${locale}: its Intl tag, direction and name, and the legal pages' words`);
       assert.equal(messages(locale).dashboard, en.dashboard, `${locale}: the developer area in English (DEVELOPER_FALLBACK)`);
       assert.deepEqual(Object.keys(catalogue).sort(), [...PEOPLE_SECTIONS].sort(), `${locale}: the people sections, no developer section`);
       const theirs = shape(catalogue);
@@ -237,14 +237,12 @@ for (const target of databaseTargets()) {
     async function inLanguage(locale: Locale, res: Response, status: number, label: string, options: { developerFrame?: boolean } = {}): Promise<string> {
       const html = await res.text();
       assert.equal(res.status, status, `${locale} ${label}: ${html.slice(0, 300)}`);
-      // A part marked as another language (the English legal text on a French page) is that language's.
-      const own = html.replace(/<article class="prose" lang="en"(?: dir="ltr")?>[\s\S]*?<\/article>/, '');
       assert.ok(html.includes(`<html lang="${locale}" dir="${textDirection(locale)}">`), `${locale} ${label}: <html lang dir>`);
-      assert.deepEqual(leftovers(readableText(own), foreign(locale)), [], `${locale} ${label}: another language left on the page`);
+      assert.deepEqual(leftovers(readableText(html), foreign(locale)), [], `${locale} ${label}: another language left on the page`);
       // Everything on the page comes from the sections a people-only language must fill (in
       // Spanish and English, passkeys and connected apps sit in the developer area's frame; in a
       // people-only language they get the people's frame, and this check holds for them too).
-      if (!options.developerFrame || isPeopleOnly(locale)) assert.deepEqual(outside(readableText(own), messages(locale), PEOPLE_SECTIONS), [], `${locale} ${label}: text from outside PEOPLE_SECTIONS`);
+      if (!options.developerFrame || isPeopleOnly(locale)) assert.deepEqual(outside(readableText(html), messages(locale), PEOPLE_SECTIONS), [], `${locale} ${label}: text from outside PEOPLE_SECTIONS`);
       return html;
     }
     const spanish = (res: Response, status: number, label: string) => inLanguage('es', res, status, label);
@@ -384,15 +382,18 @@ for (const target of databaseTargets()) {
         const withErrors = await page(refused, 400, 'contact form with errors');
         assert.ok(shows(withErrors, t.face.contact.errors.email), 'the error said in the language');
 
-        // Legal pages: Spanish and English have their own text; a language without a checked legal
-        // translation shows the English text marked lang="en", under a note in its own language.
-        for (const legal of ['aviso-legal', 'privacy', 'terms', 'cookies']) {
+        // Legal pages: every language has its own text, checked like any other page (no exemption:
+        // no part marked as another language); a translation says the Spanish text prevails and links to it.
+        for (const legal of LEGAL_PAGES) {
           const html = await page(await browser.get(`/legal/${legal}`), 200, `legal ${legal}`);
-          if (locale === 'es') assert.doesNotMatch(html, /<article class="prose" lang=/, `${legal}: the Spanish text`);
+          assert.doesNotMatch(html, /<article class="prose" lang=/, `${legal}: the text in the page's language, not marked as another`);
+          const doc = legalDocument(legal, locale, { legal: ctx.config.legal, siteUrl: site, contactPath: '/contact', mailRetentionDays: ctx.config.mailRetentionDays, requestLogRetentionDays: ctx.config.requestLogRetentionDays });
+          assert.ok(shows(html, doc.title) && shows(html, doc.sections.at(-1)!.heading), `${legal}: its own text`);
+          const prevails = LEGAL_CHROME[locale].prevails;
+          if (locale === 'es') assert.equal(prevails, null);
           else {
-            // Marked English, and left to right on a right-to-left page.
-            assert.match(html, textDirection(locale) === 'rtl' ? /<article class="prose" lang="en" dir="ltr">/ : /<article class="prose" lang="en">/, `${legal}: the English text, marked`);
-            assert.ok(shows(html, UNTRANSLATED_NOTE[locale]!), `${legal}: the note in the page's language`);
+            assert.ok(prevails && shows(html, prevails), `${legal}: the Spanish text prevails, said in the page's language`);
+            assert.ok(html.includes(`<a href="/legal/${legal}?lang=es" hreflang="es">`), `${legal}: a link to the Spanish text`);
           }
         }
 
@@ -417,6 +418,9 @@ for (const target of databaseTargets()) {
         await page(await browser.get(`/lawyers/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`), 404, 'unknown lawyer');
         const bad = await page(await browser.get('/?max_fee_eur=abc'), 400, 'search with a bad value');
         assert.ok(shows(bad, t.home.fixErrors));
+        // Said first, above the form: on a phone the form is a screen long, and the field is focused.
+        assert.ok(bad.indexOf('class="notice bad" role="alert"') < bad.indexOf('role="search"'), 'the error above the form');
+        assert.match(bad, /<input id="f-max_fee_eur"[^>]*autofocus/);
         await page(await browser.get('/confirm/not-a-real-token'), 404, 'unknown confirmation link');
       });
     }

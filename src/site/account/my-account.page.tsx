@@ -5,7 +5,7 @@
  */
 import type { DeletionBlocker, DeletionPreview } from '../../domain/identity/account-deletion.service.ts';
 import type { ConnectedApp } from '../../domain/oauth/connected-apps.service.ts';
-import { formatInstant } from '../../i18n/format.ts';
+import { peopleInstant } from '../../i18n/reference.ts';
 import { LOCALES, type Locale } from '../../i18n/index.ts';
 import type { SiteContext } from '../context.ts';
 import { BackLink, Field, Notice, PostForm } from '../ui/components.tsx';
@@ -54,7 +54,7 @@ export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passke
           <dt>{t.email}</dt>
           <dd class="break-anywhere">{email}</dd>
           <dt>{t.since}</dt>
-          <dd>{formatInstant(createdAt, ZONE, ctx.locale)}</dd>
+          <dd>{peopleInstant(ctx.locale, createdAt, ZONE)}</dd>
         </dl>
 
         <section class="card account-section" aria-labelledby="account-language">

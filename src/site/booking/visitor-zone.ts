@@ -17,8 +17,25 @@ export const ZONE_COOKIE_MAX_AGE = 365 * 86_400;
 const SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
 const valid = new Map<string, boolean>();
 
-/** `value` when it is an IANA zone name Intl knows (`Europe/Madrid`), otherwise null. */
+/**
+ * Old IANA names browsers still report (Chromium's and Node's ICU answer `Europe/Kiev` for Kyiv),
+ * by their current names: the chooser offers the current one, and a page in Ukrainian must not
+ * say "(Kiev)" — found on the 390 px walk, where the chooser also listed Kyiv twice.
+ */
+const RENAMED: Readonly<Record<string, string>> = {
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Europe/Uzhgorod': 'Europe/Kyiv',
+  'Europe/Zaporozhye': 'Europe/Kyiv',
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+};
+
+/** `value` when it is an IANA zone name Intl knows (`Europe/Madrid`; an old name as its current one), otherwise null. */
 export function validZone(value: unknown): string | null {
+  if (typeof value === 'string' && Object.hasOwn(RENAMED, value)) return RENAMED[value]!;
   if (typeof value !== 'string' || value.length === 0 || value.length > 64 || !SHAPE.test(value)) return null;
   let ok = valid.get(value);
   if (ok === undefined) {

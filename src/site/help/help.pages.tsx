@@ -4,8 +4,7 @@ import { CONTACT_LIMITS, CONTACT_TOPICS } from '../../domain/contact/contact.ser
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
-import { textDirection } from '../../i18n/locales.ts';
-import { UNTRANSLATED_NOTE, type CookieEntry, type LegalDocument, type LegalPage } from './legal-texts.ts';
+import { LEGAL_CHROME, type CookieEntry, type LegalDocument, type LegalPage } from './legal-texts.ts';
 
 export function HelpPage({ ctx }: { ctx: SiteContext }) {
   const t = ctx.t.face.help;
@@ -110,24 +109,16 @@ export interface LegalPageProps {
   ctx: SiteContext;
   page: LegalPage;
   doc: LegalDocument;
-  /** The language of the text shown (English for languages without a checked legal translation). */
-  language: 'es' | 'en';
   legal: LegalIdentity;
   updated: string;
   cookies?: CookieEntry[];
 }
 
-const DEMO_NOTICE = {
-  es: 'Datos de demostración: el titular, el NIF y el domicilio de esta página son valores de ejemplo (LEGAL_* sin configurar). Quien opere el servicio debe poner los suyos antes de abrirlo al público.',
-  en: 'Demonstration data: the operator, tax id and address on this page are example values (LEGAL_* not set). Whoever runs the service must set their own before opening it to the public.',
-};
-
-const COOKIE_HEAD = {
-  es: { caption: 'Cookies que puede guardar este sitio', purpose: 'Para qué', lifetime: 'Duración', type: 'Tipo', necessary: 'Estrictamente necesaria, propia' },
-  en: { caption: 'Cookies this site may store', purpose: 'What for', lifetime: 'How long', type: 'Kind', necessary: 'Strictly necessary, first-party' },
-};
-
-export function LegalPageView({ ctx, page, doc, language, legal, updated, cookies }: LegalPageProps) {
+/**
+ * A legal page: every language has its own text (src/site/help/legal-texts.ts and ./legal/); on
+ * every translation a notice says, in its language, that the Spanish text prevails and links to it.
+ */
+export function LegalPageView({ ctx, page, doc, legal, updated, cookies }: LegalPageProps) {
   const nav = ctx.t.face.legalNav;
   const links: Array<[LegalPage, string]> = [
     ['aviso-legal', nav.notice],
@@ -135,10 +126,10 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
     ['terms', nav.terms],
     ['cookies', nav.cookies],
   ];
-  const head = COOKIE_HEAD[language];
+  const chrome = LEGAL_CHROME[ctx.locale];
+  const head = chrome.cookieHead;
   return (
-    // The tab's title in the page's language, even when the text below is the English one.
-    <Layout ctx={ctx} title={language === ctx.locale ? doc.title : (links.find(([p]) => p === page)?.[1] ?? doc.title)} section="legal">
+    <Layout ctx={ctx} title={doc.title} section="legal">
       <nav class="legal-nav" aria-label={nav.label}>
         <ul>
           {links.map(([p, label]) => (
@@ -148,18 +139,20 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
           ))}
         </ul>
       </nav>
-      {/* The text's own language when the page's has no checked legal translation, and a word about it in the page's. */}
-      {language !== ctx.locale && UNTRANSLATED_NOTE[ctx.locale] ? (
-        <Notice>
-          <p>{UNTRANSLATED_NOTE[ctx.locale]}</p>
-        </Notice>
-      ) : null}
-      <article class="prose" lang={language === ctx.locale ? undefined : language} dir={language === ctx.locale || textDirection(language) === textDirection(ctx.locale) ? undefined : textDirection(language)}>
+      <article class="prose">
         <h1>{doc.title}</h1>
-        <p class="legal-meta">{language === 'es' ? `Última actualización: ${updated}` : `Last updated: ${updated}`}</p>
+        <p class="legal-meta">{chrome.updated(updated)}</p>
+        {chrome.prevails ? (
+          <Notice>
+            <p class="legal-prevails">
+              {chrome.prevails}{' '}
+              <a href={`/legal/${page}?lang=es`} hreflang="es">{chrome.spanishVersion}</a>
+            </p>
+          </Notice>
+        ) : null}
         {legal.demo && (page === 'aviso-legal' || page === 'privacy' || page === 'terms') ? (
           <Notice kind="warn">
-            <p>{DEMO_NOTICE[language]}</p>
+            <p>{chrome.demo}</p>
           </Notice>
         ) : null}
         <p class="lead">{doc.intro}</p>
@@ -174,6 +167,11 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
                 ))}
               </ul>
             ) : null}
+            {s.link ? (
+              <p>
+                <a href={s.link.href}>{s.link.text}</a>
+              </p>
+            ) : null}
             {/* The cookie statement's first section is the list of every cookie. */}
             {page === 'cookies' && i === 0 && cookies ? (
               <ul class="cards cookie-list" aria-label={head.caption}>
@@ -181,14 +179,14 @@ export function LegalPageView({ ctx, page, doc, language, legal, updated, cookie
                   <li class="card">
                     <h3 class="cookie-names">
                       {c.names.map((n) => (
-                        <code>{n}</code>
+                        <code dir="ltr">{n}</code>
                       ))}
                     </h3>
                     <dl class="facts">
                       <dt>{head.purpose}</dt>
-                      <dd>{c.purpose[language]}</dd>
+                      <dd>{c.purpose[ctx.locale]}</dd>
                       <dt>{head.lifetime}</dt>
-                      <dd>{c.lifetime[language]}</dd>
+                      <dd>{c.lifetime[ctx.locale]}</dd>
                       <dt>{head.type}</dt>
                       <dd>{head.necessary}</dd>
                     </dl>

@@ -76,14 +76,14 @@ export function helpArea({ config, contact }: HelpAreaDeps) {
       const page = request.params.page as LegalPage;
       if (!LEGAL_PAGES.includes(page)) throw new DomainError('not_found', 'no such legal page');
       const ctx = request.site;
-      const { doc, language } = legalDocument(page, ctx.locale, {
+      const doc = legalDocument(page, ctx.locale, {
         legal: config.legal,
         siteUrl: config.siteUrl,
         contactPath: '/contact',
         mailRetentionDays: config.mailRetentionDays,
         requestLogRetentionDays: config.requestLogRetentionDays,
       });
-      return reply.page(h(LegalPageView, { ctx, page, doc, language, legal: config.legal, updated: LEGAL_UPDATED, cookies: page === 'cookies' ? cookies : undefined }));
+      return reply.page(h(LegalPageView, { ctx, page, doc, legal: config.legal, updated: LEGAL_UPDATED, cookies: page === 'cookies' ? cookies : undefined }));
     });
     // The customary Spanish address of the legal notice.
     site.get('/aviso-legal', { schema: { hide: true } }, async (_request, reply) => reply.code(301).redirect('/legal/aviso-legal'));

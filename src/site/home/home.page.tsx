@@ -67,6 +67,12 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
     <Layout ctx={ctx} title={t.home.title} section="search">
       <h1>{t.home.heading}</h1>
       {results ? null : <p>{t.home.intro}</p>}
+      {/* A search with a bad value says so first, above the form (on a phone the form is a screen long). */}
+      {Object.keys(errors).length > 0 ? (
+        <Notice kind="bad" role="alert">
+          <p>{t.home.fixErrors}</p>
+        </Notice>
+      ) : null}
       {results ? null : <NeedForm ctx={ctx} need={need ?? null} />}
       <Collapsed when={results !== null} summary={filterSummary(ctx, values, { cities, areas, languages })}>
       <form method="get" action="/" role="search" aria-label={t.home.formLabel}>
@@ -74,7 +80,7 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
           <Select name="city" label={t.home.city} options={cities} value={values.city} empty={t.home.anyCity} error={errors.city} />
           <Select name="practice_area" label={t.home.area} options={areas} value={values.practice_area} empty={t.home.anyArea} error={errors.practice_area} />
           <Select name="language" label={t.home.language} options={languages} value={values.language} empty={t.home.anyLanguage} error={errors.language} />
-          <Field name="max_fee_eur" label={t.home.maxFee} type="number" inputmode="numeric" min={0} max={100000} step="1" value={values.max_fee_eur ?? ''} error={errors.max_fee_eur} />
+          <Field name="max_fee_eur" label={t.home.maxFee} type="number" inputmode="numeric" min={0} max={100000} step="1" value={values.max_fee_eur ?? ''} error={errors.max_fee_eur} autofocus={Boolean(errors.max_fee_eur)} />
         </div>
         <div class="actions">
           <Select
@@ -92,11 +98,6 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
         </div>
       </form>
       </Collapsed>
-      {Object.keys(errors).length > 0 ? (
-        <Notice kind="bad" role="alert">
-          <p>{t.home.fixErrors}</p>
-        </Notice>
-      ) : null}
       {results ? <Results ctx={ctx} results={results} times={times ?? new Map()} once={once ?? ''} trust={trust ?? new Map()} /> : null}
     </Layout>
   );

@@ -1,6 +1,6 @@
 /** Connected apps (`/account/apps`): each AI app with its level and last use, and a revoke button. */
 import type { ConnectedApp } from '../../domain/oauth/connected-apps.service.ts';
-import { formatInstant } from '../../i18n/format.ts';
+import { peopleInstant } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
 import { AccountAreaLayout } from '../ui/dashboard.tsx';
@@ -9,7 +9,7 @@ const ZONE = 'Europe/Madrid';
 
 export function ConnectedAppsPage({ ctx, apps, notice }: { ctx: SiteContext; apps: ConnectedApp[]; notice?: string }) {
   const t = ctx.t.oauth;
-  const when = (iso: string | null) => (iso ? formatInstant(iso, ZONE, ctx.locale) : t.appNever);
+  const when = (iso: string | null) => (iso ? peopleInstant(ctx.locale, iso, ZONE) : t.appNever);
   return (
     <AccountAreaLayout ctx={ctx} title={t.appsTitle} current="apps">
       <h1>{t.appsTitle}</h1>
