@@ -723,5 +723,20 @@ export const fr = {
   // Issue 20: reporting a review, and how reviews are verified.
   reviewReports: {},
   // Issue 20: the hold limit page and replacing a pending hold.
-  holdLimit: {},
+  holdLimit: {
+    title: 'Pas de nouvelle réservation temporaire pour le moment',
+    happened: (limit: number) => `Depuis cette connexion, des horaires ont été retenus auprès de ${count(limit, { one: '# avocat·e', other: '# avocat·es différent·es' })} au cours de la dernière heure. C’est le maximum autorisé, pour que personne ne garde des horaires dont d’autres ont besoin.`,
+    yourHolds: (n: number) => (n === 1 ? 'Un horaire vous est déjà réservé auprès d’1 avocat·e. Finalisez-le (confirmez et payez) ou libérez-le :' : `Des horaires vous sont déjà réservés auprès de ${n} avocat·es. Finalisez-en un (confirmez et payez) ou libérez-le. Les voici :`),
+    heldUntil: (time: string) => `réservé jusqu’à ${time}`,
+    noHolds: 'Aucun de ces horaires ne vous est plus réservé.',
+    whatNow: 'Ce que vous pouvez faire maintenant',
+    sameLawyer: 'Choisissez un autre horaire auprès d’un·e avocat·e chez qui un horaire vous est déjà réservé : il remplace celui-ci et ne compte pas comme un nouveau.',
+    retry: (minutes: number) => `Vous pourrez réserver auprès d’un·e autre avocat·e dans ${count(minutes, { one: '# minute', other: '# minutes' })}.`,
+    backToSearch: 'Retour à la recherche',
+    chooseAnother: 'Choisir un autre horaire',
+    chooseAnotherHint: 'Libère cet horaire, pour que quelqu’un d’autre puisse le réserver, et affiche de nouveau les horaires libres de cet·te avocat·e.',
+    replaced: 'Votre horaire précédent auprès de cet·te avocat·e a été libéré : voici l’horaire qui vous est maintenant réservé.',
+    keptTaken: 'Quelqu’un d’autre vient de prendre l’horaire que vous aviez choisi. Votre horaire précédent, ci-dessous, vous est toujours réservé.',
+    paying: 'Un paiement est en cours pour cet horaire : il ne peut pas être libéré maintenant.',
+  },
 } satisfies PeopleMessages;

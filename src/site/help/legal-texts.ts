@@ -48,7 +48,7 @@ export interface CookieEntry {
  * Every cookie any response may set. test/site/cookies.test.ts fails when a response sets one
  * that is not here: adding a cookie means adding it to the statement first.
  */
-export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'signIn' | 'lang'>, sessionMaxDays: number): CookieEntry[] {
+export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'signIn' | 'lang' | 'holds'>, sessionMaxDays: number): CookieEntry[] {
   return [
     {
       names: [cookies.session],
@@ -73,6 +73,15 @@ export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'sign
       where: 'site',
       purpose: { es: 'Recuerda el idioma que elegiste con el selector de idioma.', en: 'Remembers the language you chose with the language switch.' },
       lifetime: { es: '1 año', en: '1 year' },
+    },
+    {
+      names: [cookies.holds],
+      where: 'site',
+      purpose: {
+        es: 'Recuerda las horas que reservaste en este navegador mientras confirmas: al elegir otra hora con el mismo despacho, sustituye a la anterior en lugar de contar como una reserva más.',
+        en: 'Remembers the times you held in this browser while you confirm: choosing another time with the same lawyer replaces the earlier one instead of counting as one more hold.',
+      },
+      lifetime: { es: '1 hora', en: '1 hour' },
     },
     {
       names: [ZONE_COOKIE],
