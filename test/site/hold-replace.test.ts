@@ -245,5 +245,22 @@ for (const target of databaseTargets()) {
       assert.equal((await phone.post(`/confirm/${token}/release`, { _csrf: phoneCsrf })).status, 303);
       assert.equal((await intent(token)).status, 'expired');
     });
+    it('two replacements at once from one browser: at most one hold with the lawyer remains', async () => {
+      const b = browser();
+      const lawyer = lawyers[6]!;
+      const first = tok((await holdAt(b, lawyer, '09:00')).location);
+      const page = await freeTimes(b, lawyer);
+      const slot = (time: string) => page.slots.find((s) => s.startsWith(`${DAY}|${time}`))!;
+      const [x, y] = await Promise.all([
+        b.post(`/lawyers/${lawyer}/book`, { _csrf: page.fields._csrf!, nonce: page.fields.nonce!, slot: slot('10:00') }),
+        b.post(`/lawyers/${lawyer}/book`, { _csrf: page.fields._csrf!, nonce: page.fields.nonce!, slot: slot('12:00') }),
+      ]);
+      const statuses = [x.status, y.status].sort();
+      assert.ok(statuses.includes(303), `one of them holds: ${statuses.join(', ')}`);
+      assert.ok(statuses.every((st) => st === 303 || st === 409), `never a 500: ${statuses.join(', ')}`);
+      const pending = await ctx.database.db.selectFrom('booking_intents').select('id').where('lawyer_id', '=', lawyer).where('status', '=', 'pending').where('client_ip', '=', `198.51.100.${ip}`).execute();
+      assert.equal(pending.length, 1, 'one hold with her, never two');
+      assert.equal((await intent(first)).status, 'expired');
+    });
   });
 }

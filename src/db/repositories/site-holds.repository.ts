@@ -5,7 +5,11 @@
  * another thing). Holds made through the API or MCP are never found here.
  */
 import type { BookingIntentTable } from '../schema.ts';
+import { tryClaimIdempotencyKey } from './idempotency.repository.ts';
 import type { Executor } from './types.ts';
+
+/** The idempotency scope recording that a site hold was followed (replaced, or chosen again after being let go). */
+const FOLLOWS_SCOPE = 'site-hold-follows';
 
 /** Whose site holds: the browser's tokens, and the signed-in person. */
 export interface SiteHolderRef {
@@ -45,4 +49,19 @@ export async function listSiteHolds(db: Executor, who: SiteHolderRef, nowIso: st
 export function endPendingIntents(db: Executor, ids: readonly string[], nowIso: string): Promise<BookingIntentTable[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.updateTable('booking_intents').set({ status: 'expired', expired_at: nowIso }).where('id', 'in', [...ids]).where('status', '=', 'pending').returningAll().execute();
+}
+
+/**
+ * Records, in the caller's transaction, that a hold follows the site hold `id`: true for the first
+ * caller only (the idempotency table's primary key), so each hold is followed once.
+ */
+export function claimFollow(db: Executor, id: string, nowIso: string): Promise<boolean> {
+  return tryClaimIdempotencyKey(db, { scope: FOLLOWS_SCOPE, key: id, fingerprint: '', state: 'completed', locked_until: null, response_status: null, response_body: null, response_headers: null, created_at: nowIso });
+}
+
+/** Which of these site holds were already followed. */
+export async function followedAmong(db: Executor, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('idempotency_keys').select('key').where('scope', '=', FOLLOWS_SCOPE).where('key', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.key));
 }

@@ -39,7 +39,7 @@ import {
 import { expirePendingIntentsOfUser } from '../../db/repositories/account-deletion.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
 import { findUnfinishedAttempt } from '../../db/repositories/payment.repository.ts';
-import { endPendingIntents, listSiteHolds, type SiteHolderRef, type SiteHoldRow } from '../../db/repositories/site-holds.repository.ts';
+import { claimFollow, endPendingIntents, followedAmong, listSiteHolds, type SiteHolderRef, type SiteHoldRow } from '../../db/repositories/site-holds.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { takeHold } from '../../db/repositories/schedule.repository.ts';
@@ -155,6 +155,13 @@ class IdempotencyClaimLost extends Error {}
 /** Thrown inside a replacing hold's transaction when the new time is taken: it rolls back, the old hold stays. */
 class ReplacementTaken extends Error {}
 
+/**
+ * Thrown inside a replacing hold's transaction when the hold it replaces was no longer pending
+ * (a concurrent replacement or confirmation got it first): it rolls back, so one person never
+ * ends with two holds with the lawyer.
+ */
+class ReplacementLost extends Error {}
+
 /** Thrown inside the hold's transaction (which rolls back) when the person has too many holds waiting. */
 class PendingHoldsLimit extends Error {
   constructor(
@@ -259,13 +266,18 @@ export class BookingService {
     if (same) return { kind: 'held', token: same.confirmation_token, replaced: false };
     const replacing: SiteHoldRow[] = [];
     for (const r of waiting) if (!(await findUnfinishedAttempt(this.deps.database.db, r.id))) replacing.push(r);
+    // The hold this one follows: their latest with her not followed yet (each is followed once).
+    // All followed: the follower is a hold this browser does not know of yet (two taps at once,
+    // a stale cookie); following the first again is refused in the transaction.
+    const followed = await followedAmong(this.deps.database.db, withLawyer.map((r) => r.id));
+    const follows = (withLawyer.find((r) => !followed.has(r.id)) ?? withLawyer[0])?.id ?? null;
     try {
       const outcome = await this.initiate(
         { kind: 'anonymous', ip },
         requested,
         idempotencyKey,
         withLawyer.length > 0 ? () => {} : admitNew,
-        { userId: who.userId, replacing: replacing.map((r) => r.id) },
+        { userId: who.userId, replacing: replacing.map((r) => r.id), follows },
       );
       // Not bookable (read before any change) or taken: nothing of theirs was touched.
       if (outcome.status !== 201) return { kind: 'unavailable', kept: replacing[0] ?? null };
@@ -273,6 +285,7 @@ export class BookingService {
       return { kind: 'held', token: url.slice(url.lastIndexOf('/') + 1), replaced: replacing.length > 0 };
     } catch (err) {
       if (err instanceof ReplacementTaken) return { kind: 'unavailable', kept: replacing[0] ?? null };
+      if (err instanceof ReplacementLost) return { kind: 'unavailable', kept: null };
       if (err instanceof DomainError && err.code === 'rate_limited') {
         return { kind: 'limited', retryAfterSeconds: Math.max(1, Number(err.headers?.['retry-after'] ?? 60)), holds: mine.filter((r) => pendingAt(r, nowIso)) };
       }
@@ -587,8 +600,13 @@ export class BookingService {
       }
       // A site hold replacing the person's hold with this lawyer: the old one ends first (its
       // cells may be the new one's), in this transaction; if the new time is taken, all rolls back.
+      // Each hold is followed (replaced, or chosen again after letting it go) once: a second
+      // request following the same hold — two taps at once, or a stale cookie — is refused, so the
+      // person never ends with two holds with her (the claim is keyed by the hold's id).
+      if (site?.follows && !(await claimFollow(trx, site.follows, nowIso))) throw new ReplacementLost();
       if (site && site.replacing.length > 0) {
         replaced = await endPendingIntents(trx, site.replacing, nowIso);
+        if (replaced.length < site.replacing.length) throw new ReplacementLost();
         await this.afterExpiry(trx, replaced, nowIso);
       }
       // Lapsed holds (and freed bookings) on the same key or any of these cells give way, cells
@@ -733,6 +751,8 @@ export class BookingService {
 interface SiteHold {
   userId: string | null;
   replacing: string[];
+  /** The person's latest hold with this lawyer (pending or not), which this one follows; null: a new hold. */
+  follows: string | null;
 }
 
 const pendingAt = (r: Pick<BookingIntentTable, 'status' | 'expires_at'>, nowIso: string): boolean => r.status === 'pending' && r.expires_at > nowIso;
