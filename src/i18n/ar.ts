@@ -793,7 +793,7 @@ export const ar: PeopleMessages = {
   // Issue 20: the hold limit page and replacing a pending hold.
   holdLimit: {
     title: 'لا يمكنك حجز مواعيد جديدة الآن',
-    happened: (limit: number) => `من هذا الاتصال، حُجزت مواعيد مؤقتًا مع ${count(limit, { one: 'محامٍ واحد', two: 'محاميَين مختلفَين', few: '# محامين مختلفين', many: '# محاميًا مختلفًا', other: '# محامٍ مختلف' })} خلال الساعة الأخيرة. هذا هو الحد الأقصى المسموح به، حتى لا يحتفظ أحد بمواعيد يحتاجها غيره.`,
+    happened: (limit: number) => `بلغ هذا الاتصال الحد الأقصى للحجوزات الجديدة خلال الساعة الأخيرة: ${count(limit, { zero: '# حجز', one: 'حجز واحد', two: 'حجزان', few: '# حجوزات', many: '# حجزًا', other: '# حجز' })}. هذا الحد موجود حتى لا يحتفظ أحد بمواعيد يحتاجها غيره.`,
     yourHolds: (n: number) =>
       count(n, {
         zero: 'لا نحتفظ لك بأي موعد الآن.',

@@ -1868,7 +1868,7 @@ export const en = {
   // Issue 20: the hold limit page and replacing a pending hold.
   holdLimit: {
     title: 'No new holds for now',
-    happened: (limit: number) => `From this connection, times were held with ${limit} different lawyers in the last hour. That is the most allowed, so that nobody keeps times other people need.`,
+    happened: (limit: number) => `From this connection, ${limit} new holds were made in the last hour. That is the most allowed, so that nobody keeps times other people need.`,
     yourHolds: (n: number) => (n === 1 ? 'You already hold a time with 1 lawyer. Finish it (confirm and pay) or let it go:' : `You already hold a time with ${n} lawyers. Finish one of them (confirm and pay) or let it go. Here they are:`),
     heldUntil: (time: string) => `held until ${time}`,
     noHolds: 'None of those times is held for you any more.',

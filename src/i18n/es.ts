@@ -1833,7 +1833,7 @@ export const es: Messages = {
   // Issue 20: the hold limit page and replacing a pending hold.
   holdLimit: {
     title: 'Por ahora no puedes guardar más horas',
-    happened: (limit: number) => `Desde esta conexión se han guardado horas con ${limit} despachos distintos en la última hora. Es el máximo permitido, para que nadie retenga horas que otras personas necesitan.`,
+    happened: (limit: number) => `Desde esta conexión se han guardado ${limit} horas nuevas en la última hora. Es el máximo permitido, para que nadie retenga horas que otras personas necesitan.`,
     yourHolds: (n: number) => (n === 1 ? 'Ya te guardamos una hora con 1 despacho. Termínala (confirma y paga) o libérala:' : `Ya te guardamos horas con ${n} despachos. Termina una (confirma y paga) o libérala. Aquí están:`),
     heldUntil: (time: string) => `guardada hasta las ${time}`,
     noHolds: 'Ya no te guardamos ninguna de esas horas.',

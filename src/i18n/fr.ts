@@ -725,7 +725,7 @@ export const fr = {
   // Issue 20: the hold limit page and replacing a pending hold.
   holdLimit: {
     title: 'Pas de nouvelle réservation temporaire pour le moment',
-    happened: (limit: number) => `Depuis cette connexion, des horaires ont été retenus auprès de ${count(limit, { one: '# cabinet', other: '# cabinets différents' })} au cours de la dernière heure. C’est le maximum autorisé, pour que personne ne garde des horaires dont d’autres ont besoin.`,
+    happened: (limit: number) => `Depuis cette connexion, ${count(limit, { one: '# nouvel horaire a été retenu', other: '# nouveaux horaires ont été retenus' })} au cours de la dernière heure. C’est le maximum autorisé, pour que personne ne garde des horaires dont d’autres ont besoin.`,
     yourHolds: (n: number) => (n === 1 ? 'Un horaire vous est déjà réservé auprès d’un cabinet. Finalisez-le (confirmez et payez) ou libérez-le\u00a0:' : `Des horaires vous sont déjà réservés auprès de ${n} cabinets. Finalisez-en un (confirmez et payez) ou libérez-le. Les voici\u00a0:`),
     heldUntil: (time: string) => `réservé jusqu’à ${time}`,
     noHolds: 'Aucun de ces horaires ne vous est plus réservé.',

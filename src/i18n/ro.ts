@@ -747,7 +747,7 @@ export const ro: PeopleMessages = {
   // Issue 20: the hold limit page and replacing a pending hold.
   holdLimit: {
     title: 'Deocamdată nu mai puteți rezerva alte ore',
-    happened: (limit: number) => `De pe această conexiune s-au rezervat ore la ${count(limit, { one: '# avocat', few: '# avocați diferiți', other: '# de avocați diferiți' })} în ultima oră. Este maximul permis, ca nimeni să nu țină ore de care alții au nevoie.`,
+    happened: (limit: number) => `De pe această conexiune s-au făcut ${count(limit, { one: '# rezervare nouă', few: '# rezervări noi', other: '# de rezervări noi' })} în ultima oră. Este maximul permis, ca nimeni să nu țină ore de care alții au nevoie.`,
     yourHolds: (n: number) =>
       n === 1
         ? 'Aveți deja o oră rezervată la 1 avocat. Finalizați-o (confirmați și plătiți) sau renunțați la ea:'

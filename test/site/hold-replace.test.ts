@@ -127,7 +127,7 @@ for (const target of databaseTargets()) {
       assert.ok(Number(refused.res.headers.get('retry-after')) > 0);
       const text = pageText(refused.body);
       assert.match(text, /No new holds for now/);
-      assert.match(text, /held with 5 different lawyers in the last hour/);
+      assert.match(text, /From this connection, 5 new holds were made in the last hour/);
       assert.match(text, /You already hold a time with 5 lawyers\. Finish one of them/);
       for (const token of held) assert.ok(refused.body.includes(`href="/confirm/${token}"`), 'each hold is linked');
       for (const lawyer of lawyers.slice(0, LIMIT)) assert.ok(text.includes(`Abogada Número ${lawyers.indexOf(lawyer) + 1}`));
