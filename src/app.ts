@@ -493,11 +493,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routes: routeMethods,
     areas: [
       homeArea(directory, trust),
-      lawyerArea({ directory, booking, access, trust }),
+      lawyerArea({ directory, booking, access, trust, siteUrl: config.siteUrl }),
       trustArea(),
       docsArea(config),
       testModeArea,
-      confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
+      confirmArea({ payments, directory, consultations, booking, siteUrl: config.siteUrl }),
       accountArea({ config, cookies, signIn, sessions, consultations, holds: { payments, directory } }),
       zoneArea({ cookies }),
       overviewArea(dashboard),

@@ -1911,7 +1911,22 @@ export const en = {
   // Issue 20: reporting a review, and how reviews are verified.
   reviewReports: {},
   // Issue 20: the hold limit page and replacing a pending hold.
-  holdLimit: {},
+  holdLimit: {
+    title: 'No new holds for now',
+    happened: (limit: number) => `From this connection, ${limit} new holds were made in the last hour. That is the most allowed, so that nobody keeps times other people need.`,
+    yourHolds: (n: number) => (n === 1 ? 'You already hold a time with 1 lawyer. Finish it (confirm and pay) or let it go:' : `You already hold a time with ${n} lawyers. Finish one of them (confirm and pay) or let it go. Here they are:`),
+    heldUntil: (time: string) => `held until ${time}`,
+    noHolds: 'None of those times is held for you any more.',
+    whatNow: 'What you can do now',
+    sameLawyer: 'Choose another time with a lawyer you already hold a time with: it replaces that hold and does not count as a new one.',
+    retry: (minutes: number) => (minutes === 1 ? 'Hold a time with another lawyer in 1 minute.' : `Hold a time with another lawyer in ${minutes} minutes.`),
+    backToSearch: 'Back to the search',
+    chooseAnother: 'Choose another time',
+    chooseAnotherHint: 'Lets go of this time, so that someone else can book it, and shows this lawyer’s free times again.',
+    replaced: 'Your earlier time with this lawyer was let go: this is the time held for you now.',
+    keptTaken: 'Someone else took the time you chose a moment ago. Your earlier time, below, is still held for you.',
+    paying: 'A payment for this time is under way, so it cannot be let go now.',
+  },
   // Issue 20, lawyers' portal and operator console (Spanish and English only): answering reviews, moderating them.
   reviewAnswers: {},
   reviewModeration: {},

@@ -1876,7 +1876,22 @@ export const es: Messages = {
   // Issue 20: reporting a review, and how reviews are verified.
   reviewReports: {},
   // Issue 20: the hold limit page and replacing a pending hold.
-  holdLimit: {},
+  holdLimit: {
+    title: 'Por ahora no puedes guardar más horas',
+    happened: (limit: number) => `Desde esta conexión se han guardado ${limit} horas nuevas en la última hora. Es el máximo permitido, para que nadie retenga horas que otras personas necesitan.`,
+    yourHolds: (n: number) => (n === 1 ? 'Ya te guardamos una hora con 1 despacho. Termínala (confirma y paga) o libérala:' : `Ya te guardamos horas con ${n} despachos. Termina una (confirma y paga) o libérala. Aquí están:`),
+    heldUntil: (time: string) => `guardada hasta las ${time}`,
+    noHolds: 'Ya no te guardamos ninguna de esas horas.',
+    whatNow: 'Qué puedes hacer ahora',
+    sameLawyer: 'Elige otra hora con un despacho con el que ya tienes una hora guardada: sustituye a esa y no cuenta como una nueva.',
+    retry: (minutes: number) => (minutes === 1 ? 'Podrás guardar una hora con otro despacho dentro de 1 minuto.' : `Podrás guardar una hora con otro despacho dentro de ${minutes} minutos.`),
+    backToSearch: 'Volver a la búsqueda',
+    chooseAnother: 'Elegir otra hora',
+    chooseAnotherHint: 'Libera esta hora, para que otra persona pueda reservarla, y vuelve a mostrarte las horas libres de este despacho.',
+    replaced: 'Tu hora anterior con este despacho se ha liberado: esta es ahora la hora que te guardamos.',
+    keptTaken: 'Otra persona acaba de reservar la hora que elegiste. Tu hora anterior, aquí abajo, te la seguimos guardando.',
+    paying: 'Hay un pago en curso para esta hora: ahora no se puede liberar.',
+  },
   // Issue 20, lawyers' portal and operator console (Spanish and English only): answering reviews, moderating them.
   reviewAnswers: {},
   reviewModeration: {},

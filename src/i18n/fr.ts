@@ -768,5 +768,20 @@ export const fr = {
   // Issue 20: reporting a review, and how reviews are verified.
   reviewReports: {},
   // Issue 20: the hold limit page and replacing a pending hold.
-  holdLimit: {},
+  holdLimit: {
+    title: 'Pas de nouvelle réservation temporaire pour le moment',
+    happened: (limit: number) => `Depuis cette connexion, ${count(limit, { one: '# nouvel horaire a été retenu', other: '# nouveaux horaires ont été retenus' })} au cours de la dernière heure. C’est le maximum autorisé, pour que personne ne garde des horaires dont d’autres ont besoin.`,
+    yourHolds: (n: number) => (n === 1 ? 'Un horaire vous est déjà réservé auprès d’un cabinet. Finalisez-le (confirmez et payez) ou libérez-le\u00a0:' : `Des horaires vous sont déjà réservés auprès de ${n} cabinets. Finalisez-en un (confirmez et payez) ou libérez-le. Les voici\u00a0:`),
+    heldUntil: (time: string) => `réservé jusqu’à ${time}`,
+    noHolds: 'Aucun de ces horaires ne vous est plus réservé.',
+    whatNow: 'Ce que vous pouvez faire maintenant',
+    sameLawyer: 'Choisissez un autre horaire auprès d’un cabinet où un horaire vous est déjà réservé\u00a0: il remplace celui-ci et ne compte pas comme un nouveau.',
+    retry: (minutes: number) => `Vous pourrez réserver auprès d’un autre cabinet dans ${count(minutes, { one: '# minute', other: '# minutes' })}.`,
+    backToSearch: 'Retour à la recherche',
+    chooseAnother: 'Choisir un autre horaire',
+    chooseAnotherHint: 'Libère cet horaire, pour que quelqu’un d’autre puisse le réserver, et affiche de nouveau les horaires libres de ce cabinet.',
+    replaced: 'Votre horaire précédent auprès de ce cabinet a été libéré\u00a0: voici l’horaire qui vous est maintenant réservé.',
+    keptTaken: 'Quelqu’un d’autre vient de prendre l’horaire que vous aviez choisi. Votre horaire précédent, ci-dessous, vous est toujours réservé.',
+    paying: 'Un paiement est en cours pour cet horaire\u00a0: il ne peut pas être libéré maintenant.',
+  },
 } satisfies PeopleMessages;

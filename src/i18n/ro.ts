@@ -790,5 +790,23 @@ export const ro: PeopleMessages = {
   // Issue 20: reporting a review, and how reviews are verified.
   reviewReports: {},
   // Issue 20: the hold limit page and replacing a pending hold.
-  holdLimit: {},
+  holdLimit: {
+    title: 'Deocamdată nu mai puteți rezerva alte ore',
+    happened: (limit: number) => `De pe această conexiune s-au făcut ${count(limit, { one: '# rezervare nouă', few: '# rezervări noi', other: '# de rezervări noi' })} în ultima oră. Este maximul permis, ca nimeni să nu țină ore de care alții au nevoie.`,
+    yourHolds: (n: number) =>
+      n === 1
+        ? 'Aveți deja o oră rezervată la 1 avocat. Finalizați-o (confirmați și plătiți) sau renunțați la ea:'
+        : `Aveți deja ore rezervate la ${count(n, { one: '# avocat', few: '# avocați', other: '# de avocați' })}. Finalizați una (confirmați și plătiți) sau renunțați la ea. Iată-le:`,
+    heldUntil: (time: string) => `rezervată până la ${time}`,
+    noHolds: 'Niciuna dintre acele ore nu mai este rezervată pentru dumneavoastră.',
+    whatNow: 'Ce puteți face acum',
+    sameLawyer: 'Alegeți altă oră la un avocat la care aveți deja o oră rezervată: o înlocuiește pe aceea și nu se socotește ca una nouă.',
+    retry: (minutes: number) => `Veți putea rezerva o oră la alt avocat peste ${count(minutes, { one: '# minut', few: '# minute', other: '# de minute' })}.`,
+    backToSearch: 'Înapoi la căutare',
+    chooseAnother: 'Alegeți altă oră',
+    chooseAnotherHint: 'Eliberează această oră, ca altcineva să o poată rezerva, și vă arată din nou orele libere ale acestui avocat.',
+    replaced: 'Ora dumneavoastră anterioară la acest avocat a fost eliberată: aceasta este acum ora rezervată pentru dumneavoastră.',
+    keptTaken: 'Altcineva tocmai a rezervat ora pe care ați ales-o. Ora dumneavoastră anterioară, mai jos, este în continuare rezervată pentru dumneavoastră.',
+    paying: 'Pentru această oră este în curs o plată, așa că acum nu poate fi eliberată.',
+  },
 };

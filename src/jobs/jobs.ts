@@ -75,8 +75,8 @@ export function startJobs({ app, database, clock, config }: { app: App; database
     if (verifying) return;
     verifying = true;
     try {
-      const { reminded, expired } = await app.services.verification.sweep();
-      if (reminded + expired > 0) app.fastify.log.info({ reminded, expired }, 'lawyer verification sweep');
+      const { reminded, expired, finished } = await app.services.verification.sweep();
+      if (reminded + expired + finished > 0) app.fastify.log.info({ reminded, expired, finished }, 'lawyer verification sweep');
     } catch (err) {
       app.fastify.log.error({ err }, 'lawyer verification sweep failed');
     } finally {

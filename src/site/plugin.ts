@@ -56,6 +56,8 @@ export interface SiteCookies {
   csrf: string;
   signIn: string;
   lang: string;
+  /** The confirmation tokens of the holds this browser made (src/site/booking/holds-cookie.ts). */
+  holds: string;
   /** Secure and `__Host-` prefixed: the site is HTTPS, or localhost (which browsers treat as secure). */
   secure: boolean;
 }
@@ -65,7 +67,7 @@ export function siteCookies(siteUrl: string): SiteCookies {
   const url = new URL(siteUrl);
   const secure = url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   const prefix = secure ? '__Host-' : '';
-  return { session: `${prefix}consulta_session`, csrf: `${prefix}consulta_csrf`, signIn: `${prefix}consulta_signin`, lang: 'consulta_lang', secure };
+  return { session: `${prefix}consulta_session`, csrf: `${prefix}consulta_csrf`, signIn: `${prefix}consulta_signin`, lang: 'consulta_lang', holds: `${prefix}consulta_holds`, secure };
 }
 
 const LANG_COOKIE_MAX_AGE = 365 * 86_400;

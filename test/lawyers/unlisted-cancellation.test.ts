@@ -4,12 +4,16 @@
  * provider) with a real SMTP listener: suspending her (the operator's service, as the console
  * and CLI call it) cancels each upcoming confirmed consultation with a full refund, a reason in
  * the person's language and a METHOD:CANCEL email; two concurrent expiry sweeps cancel each
- * consultation once (one refund row, one email); a later sweep does nothing more.
+ * consultation once (one refund row, one email); a later sweep does nothing more. A suspension or
+ * an expiry committed by a process that died before cancelling (the decision without its
+ * cancellations) is finished by the verification sweep: two sweeps at once cancel, refund and
+ * email each consultation once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Actor } from '../../src/domain/access/types.ts';
+import { VerificationService } from '../../src/domain/lawyers/verification.service.ts';
 import { messages } from '../../src/i18n/index.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { GOOD_CARD, hold } from '../payments/support.ts';
@@ -110,6 +114,52 @@ for (const target of databaseTargets()) {
       await ctx.app.services.verification.sweep();
       assert.equal((await cancellations(a.email)).length, 1, 'nothing more');
       assert.equal((await refunds(a.consultationId)).length, 1);
+    });
+    it('a suspension committed without its cancellations (the process died): two concurrent sweeps finish them, each once', async () => {
+      const [lawyerId, other] = (await insertLawyers(ctx.database, [lawyerRecord({ name: 'Suspendida Sin Cancelar' }), lawyerRecord({ name: 'Sigue Activa' })], new Date(ctx.clock.now()))) as [string, string];
+      const a = await booked(lawyerId, '09', 'es');
+      const b = await booked(lawyerId, '10', 'fr');
+      const kept = await booked(other, '09', 'en');
+      // The suspension's transaction, and nothing after it: what a crash right after the commit leaves.
+      const crashing = new VerificationService({ database: ctx.database, clock: ctx.clock, mail: ctx.app.services.mail });
+      assert.equal((await crashing.suspend(OPERATOR, lawyerId, 'Queja grave')).changed, true);
+      assert.equal((await consultation(a.consultationId)).status, 'confirmed', 'left standing by the crash');
+      assert.equal((await refunds(a.consultationId)).length, 0);
+
+      const swept = await Promise.all([ctx.app.services.verification.sweep(), ctx.app.services.verification.sweep()]);
+      assert.equal(swept[0].finished + swept[1].finished, 2, 'two consultations finished, between both sweeps');
+      for (const [x, locale] of [[a, 'es'], [b, 'fr']] as const) {
+        const c = await consultation(x.consultationId);
+        assert.equal(c.status, 'cancelled_by_lawyer');
+        assert.equal(c.status_reason, messages(locale).mail.lawyerCancellation.unlistedReason);
+        const rows = await refunds(x.consultationId);
+        assert.equal(rows.length, 1, 'one refund row');
+        assert.equal(rows[0]!.status, 'succeeded', 'refunded');
+        assert.deepEqual(await holdsOf(x.intentId), [], 'time freed');
+        assert.equal((await cancellations(x.email)).length, 1, 'one email');
+      }
+      assert.equal((await consultation(kept.consultationId)).status, 'confirmed', 'a listed lawyer’s consultation stands');
+
+      const again = await ctx.app.services.verification.sweep();
+      assert.equal(again.finished, 0, 'nothing left to finish');
+      assert.equal((await cancellations(a.email)).length, 1);
+    });
+
+    it('an expiry committed without its cancellations (unlisted, then the process died): the sweep finishes them', async () => {
+      const [lawyerId] = (await insertLawyers(ctx.database, [lawyerRecord({ name: 'Caducada Sin Cancelar' })], new Date(ctx.clock.now()))) as [string];
+      const a = await booked(lawyerId, '11', 'en');
+      const ended = new Date(ctx.clock.now().getTime() - 60_000).toISOString();
+      await ctx.database.db.updateTable('lawyer_verifications').set({ expires_at: ended }).where('lawyer_id', '=', lawyerId).execute();
+      // What the expiry pass commits (the flags recomputed) before it would cancel.
+      await ctx.database.db.updateTable('lawyers').set({ verified: 0, listed: 0, verified_until: null }).where('id', '=', lawyerId).execute();
+      assert.equal((await consultation(a.consultationId)).status, 'confirmed');
+
+      const swept = await Promise.all([ctx.app.services.verification.sweep(), ctx.app.services.verification.sweep()]);
+      assert.equal(swept[0].expired + swept[1].expired, 0, 'no longer seen by the expiry pass');
+      assert.equal(swept[0].finished + swept[1].finished, 1);
+      assert.equal((await consultation(a.consultationId)).status, 'cancelled_by_lawyer');
+      assert.equal((await refunds(a.consultationId)).length, 1);
+      assert.equal((await cancellations(a.email)).length, 1);
     });
   });
 }

@@ -128,20 +128,28 @@ for (const target of databaseTargets()) {
       assert.match(pageText(taken.body), /se acaba de ocupar/);
     });
 
-    it('applies the anonymous initiation limit (5 an hour per address) to holds from the site', async () => {
-      const client = new SiteClient(ctx.app.fastify, 'http://consulta.test', { 'x-test': 'limit' });
-      // Earlier tests in this file used 3 of this address's 5 an hour: the hold, its replay and the
-      // taken attempt (every admitted request counts, as on the API); forms refused for CSRF did not.
+    it('applies the anonymous initiation limit (5 an hour per address) to new holds from the site; a replacement does not count', async () => {
+      // Earlier tests in this file used 2 of this address's 5 an hour: the hold and the taken
+      // attempt (a double tap replays the browser's own hold before any limit; forms refused for
+      // CSRF did not count). Each browser below is new (no holds cookie) but for the replacement.
       const statuses: number[] = [];
-      for (const hour of ['11', '12', '13']) {
+      let last: SiteClient | undefined;
+      const holdAt = async (client: SiteClient, hour: string) => {
         const page = await client.get(`/lawyers/${lawyerId}/book`);
         const nonce = /name="nonce" value="([^"]+)"/.exec(page.body)![1]!;
         const res = await client.post(`/lawyers/${lawyerId}/book`, { slot: `2026-11-25|${hour}:00:00|${String(Number(hour) + 1).padStart(2, '0')}:00:00`, nonce });
         statuses.push(res.statusCode);
-      }
-      assert.deepEqual(statuses, [303, 303, 429]);
-      assert.ok(Number(client.last!.headers['retry-after']) > 0);
-      assert.match(pageText(client.last!.body), /Demasiados intentos/);
+        last = client;
+      };
+      const a = new SiteClient(ctx.app.fastify, 'http://consulta.test', { 'x-test': 'limit' });
+      await holdAt(a, '11');
+      await holdAt(a, '12'); // the same browser, the same lawyer: replaces its 11:00, not counted
+      await holdAt(new SiteClient(ctx.app.fastify, 'http://consulta.test'), '13');
+      await holdAt(new SiteClient(ctx.app.fastify, 'http://consulta.test'), '11');
+      await holdAt(new SiteClient(ctx.app.fastify, 'http://consulta.test'), '12');
+      assert.deepEqual(statuses, [303, 303, 303, 303, 429]);
+      assert.ok(Number(last!.last!.headers['retry-after']) > 0);
+      assert.match(pageText(last!.last!.body), /Por ahora no puedes guardar más horas/);
     });
   });
 }

@@ -12,10 +12,14 @@ import type { Database } from '../../src/db/database.ts';
 export class HttpBrowser {
   readonly cookies = new Map<string, string>();
 
-  /** `language`: the browser's Accept-Language (English unless a suite reads another language). */
+  /**
+   * `language`: the browser's Accept-Language (English unless a suite reads another language).
+   * `sent`: headers every request carries (an `x-forwarded-for` of its own, behind a trusted proxy).
+   */
   constructor(
     private readonly origin: string,
     private readonly language = 'en',
+    private readonly sent: Record<string, string> = {},
   ) {}
 
   private keep(res: Response): void {
@@ -31,7 +35,7 @@ export class HttpBrowser {
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { accept: 'text/html', 'accept-language': this.language, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...extra };
+    return { accept: 'text/html', 'accept-language': this.language, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...this.sent, ...extra };
   }
 
   /** One request, no redirect followed; cookies kept. */

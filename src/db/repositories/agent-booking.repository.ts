@@ -1,6 +1,8 @@
 /**
  * Booking intents held by AI agents for a signed-in person (over MCP): the person's pending
- * holds, their intents, and the lock that serialises one person's holds.
+ * holds, their intents, and the lock that serialises one person's holds. A person's own holds on
+ * the site, made while signed in, carry `held_for_user_id` too but no OAuth client: they are not
+ * an AI app's (site-holds.repository.ts), and every query here leaves them out.
  */
 import type { BookingIntentTable } from '../schema.ts';
 import type { Executor } from './types.ts';
@@ -19,6 +21,7 @@ export async function pendingIntentsOfUser(db: Executor, userId: string, nowIso:
     .selectFrom('booking_intents')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
     .where('held_for_user_id', '=', userId)
+    .where('oauth_client_id', 'is not', null)
     .where('status', '=', 'pending')
     .where('expires_at', '>', nowIso)
     .executeTakeFirstOrThrow();
@@ -36,6 +39,7 @@ export function findPendingIntentOfUserForSlot(
     .selectFrom('booking_intents')
     .selectAll()
     .where('held_for_user_id', '=', userId)
+    .where('oauth_client_id', 'is not', null)
     .where('lawyer_id', '=', slot.lawyer_id)
     .where('slot_date', '=', slot.slot_date)
     .where('start_time', '=', slot.start_time)
@@ -46,7 +50,7 @@ export function findPendingIntentOfUserForSlot(
 
 /** One intent held for this person (anyone else's is not found). */
 export function findIntentOfUser(db: Executor, id: string, userId: string): Promise<BookingIntentTable | undefined> {
-  return db.selectFrom('booking_intents').selectAll().where('id', '=', id.toLowerCase()).where('held_for_user_id', '=', userId).executeTakeFirst();
+  return db.selectFrom('booking_intents').selectAll().where('id', '=', id.toLowerCase()).where('held_for_user_id', '=', userId).where('oauth_client_id', 'is not', null).executeTakeFirst();
 }
 
 /** The intents held for a person, newest first. */
@@ -55,6 +59,7 @@ export function listIntentsOfUser(db: Executor, userId: string, limit: number): 
     .selectFrom('booking_intents')
     .selectAll()
     .where('held_for_user_id', '=', userId)
+    .where('oauth_client_id', 'is not', null)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'asc')
     .limit(limit)

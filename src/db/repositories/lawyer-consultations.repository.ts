@@ -93,6 +93,33 @@ export function listUpcomingConfirmedOfLawyer(db: Executor, lawyerId: string, fr
     .execute() as Promise<LawyerConsultationRow[]>;
 }
 
+/**
+ * Lawyers who can no longer hold consultations — suspended, or still `verified` in status but no
+ * longer verified (her verification expired: listing.ts) — and still have a confirmed
+ * consultation from `fromDate` on: the cancellations a process that died after committing the
+ * suspension or expiry never ran (the verification sweep finishes them).
+ */
+export async function listLawyersUnableToHoldConfirmed(db: Executor, fromDate: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('lawyers as l')
+    .select('l.id')
+    .where((eb) => eb.or([eb('l.status', '=', 'suspended'), eb.and([eb('l.status', '=', 'verified'), eb('l.verified', '=', 0)])]))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('consultations as c')
+          .select('c.id')
+          .whereRef('c.lawyer_id', '=', 'l.id')
+          .where('c.status', '=', 'confirmed')
+          .where('c.slot_date', '>=', fromDate),
+      ),
+    )
+    .orderBy('l.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** One of her consultations; another lawyer's id finds nothing. */
 export function findConsultationOfLawyer(db: Executor, lawyerId: string, id: string): Promise<LawyerConsultationRow | undefined> {
   return base(db).where('c.lawyer_id', '=', lawyerId).where('c.id', '=', id).executeTakeFirst() as Promise<LawyerConsultationRow | undefined>;

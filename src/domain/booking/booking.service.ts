@@ -37,6 +37,8 @@ import {
 } from '../../db/repositories/agent-booking.repository.ts';
 import { expirePendingIntentsOfUser } from '../../db/repositories/account-deletion.repository.ts';
 import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
+import { findUnfinishedAttempt } from '../../db/repositories/payment.repository.ts';
+import { claimFollow, endPendingIntents, followedAmong, listSiteHolds, type SiteHolderRef, type SiteHoldRow } from '../../db/repositories/site-holds.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recomputeLawyerAggregates } from '../../db/repositories/review.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
@@ -90,6 +92,28 @@ interface Idem {
 /** Pending holds one person may have at once through AI apps (DESIGN §8). */
 export const MAX_PENDING_HOLDS_PER_USER = 3;
 
+/**
+ * A person on the site (docs/booking-intents.md#holding-on-the-site): the confirmation tokens of
+ * the holds their browser made (the holds cookie) and who is signed in.
+ */
+export type SiteHolder = SiteHolderRef;
+export type { SiteHoldRow };
+
+/**
+ * How long a site hold with a lawyer makes the next one with her a replacement rather than a new
+ * hold: the window of the hourly limit it would otherwise count against (limits.ts, `initiate`).
+ */
+export const SITE_HOLD_MEMORY_MS = 3_600_000;
+
+export type SiteHoldOutcome =
+  | { kind: 'held'; token: string; replaced: boolean }
+  /** Taken meanwhile or no longer bookable; `kept`: their hold with this lawyer, which stays. */
+  | { kind: 'unavailable'; kept: SiteHoldRow | null }
+  /** The hourly limit on new holds from this address: their holds waiting now, and when to try again. */
+  | { kind: 'limited'; retryAfterSeconds: number; holds: SiteHoldRow[] };
+
+export type SiteReleaseOutcome = { kind: 'released' | 'not_pending' | 'paying'; lawyerId: string; date: string };
+
 /** The person an AI app holds a slot for, and the app (an OAuth client). */
 export interface Holder {
   userId: string;
@@ -128,6 +152,16 @@ export function mayConfirm(intent: Pick<BookingIntentTable, 'held_for_user_id'>,
  */
 class IdempotencyClaimLost extends Error {}
 
+/** Thrown inside a replacing hold's transaction when the new time is taken: it rolls back, the old hold stays. */
+class ReplacementTaken extends Error {}
+
+/**
+ * Thrown inside a replacing hold's transaction when the hold it replaces was no longer pending
+ * (a concurrent replacement or confirmation got it first): it rolls back, so one person never
+ * ends with two holds with the lawyer.
+ */
+class ReplacementLost extends Error {}
+
 /** Thrown inside the hold's transaction (which rolls back) when the person has too many holds waiting. */
 class PendingHoldsLimit extends Error {
   constructor(
@@ -157,10 +191,10 @@ export class BookingService {
    * request is known not to replay a stored outcome, and a retry after the limit still gets its
    * answer.
    */
-  async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined, admitNew: () => void | Promise<void> = () => {}): Promise<InitiateOutcome> {
+  async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined, admitNew: () => void | Promise<void> = () => {}, site: SiteHold | null = null): Promise<InitiateOutcome> {
     if (idempotencyKey === undefined) {
       await admitNew();
-      return { ...(await this.execute(caller, body, null)), replayed: false };
+      return { ...(await this.execute(caller, body, null, null, site)), replayed: false };
     }
     const scope = caller.kind === 'key' ? `key:${caller.key.id}` : `ip:${caller.ip}`;
     const print = fingerprint('POST', '/bookings/initiate', body);
@@ -168,7 +202,7 @@ export class BookingService {
     if (claim.kind === 'replay') return { ...claim.outcome, replayed: true };
     try {
       await admitNew();
-      return { ...(await this.execute(caller, body, { scope, key: idempotencyKey })), replayed: false };
+      return { ...(await this.execute(caller, body, { scope, key: idempotencyKey }, null, site)), replayed: false };
     } catch (err) {
       if (err instanceof IdempotencyClaimLost) {
         const stored = await this.deps.idempotency.claim(scope, idempotencyKey, print);
@@ -209,6 +243,97 @@ export class BookingService {
     // Lost the slot to a concurrent request: it may have been this person's own (a retried call).
     const mine = await this.ownHold(holder.userId, requested);
     return mine ? { kind: 'held', response: mine, replayed: true } : { kind: 'unavailable' };
+  }
+
+  /**
+   * A hold made on the site's own pages (the free-times page's POST: `source: widget`, no key).
+   * Choosing again with a lawyer the person already holds a time with — from this browser, or
+   * signed in — replaces that hold in one transaction (the old one ends and the new one is taken;
+   * if the new time is taken the transaction rolls back and the old hold stays) and is not a new
+   * hold for the hourly limit (`admitNew`); nor is one after letting go of a time with her within
+   * the hour. A hold being paid is never replaced. Holds made through the API or MCP are never
+   * replaced (their spec's semantics). Signed in, the hold is the person's alone
+   * (`held_for_user_id`, with no OAuth client: not an AI app's).
+   */
+  async holdOnSite(ip: string, body: InitiateBody, idempotencyKey: string | undefined, who: SiteHolder, admitNew: () => void | Promise<void>): Promise<SiteHoldOutcome> {
+    const requested: InitiateBody = { ...body, lawyer_id: body.lawyer_id.toLowerCase(), source: 'widget' };
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const mine = await listSiteHolds(this.deps.database.db, who, nowIso, new Date(now.getTime() - SITE_HOLD_MEMORY_MS).toISOString());
+    const withLawyer = mine.filter((r) => r.lawyer_id === requested.lawyer_id);
+    const waiting = withLawyer.filter((r) => pendingAt(r, nowIso));
+    const same = waiting.find((r) => r.slot_date === requested.date && r.start_time === requested.start_time && r.end_time === requested.end_time);
+    if (same) return { kind: 'held', token: same.confirmation_token, replaced: false };
+    const replacing: SiteHoldRow[] = [];
+    for (const r of waiting) if (!(await findUnfinishedAttempt(this.deps.database.db, r.id))) replacing.push(r);
+    // The hold this one follows: their latest with her not followed yet (each is followed once).
+    // All followed: the follower is a hold this browser does not know of yet (two taps at once,
+    // a stale cookie); following the first again is refused in the transaction.
+    const followed = await followedAmong(this.deps.database.db, withLawyer.map((r) => r.id));
+    const follows = (withLawyer.find((r) => !followed.has(r.id)) ?? withLawyer[0])?.id ?? null;
+    try {
+      const outcome = await this.initiate(
+        { kind: 'anonymous', ip },
+        requested,
+        idempotencyKey,
+        withLawyer.length > 0 ? () => {} : admitNew,
+        { userId: who.userId, replacing: replacing.map((r) => r.id), follows },
+      );
+      // Not bookable (read before any change) or taken: nothing of theirs was touched.
+      if (outcome.status !== 201) return { kind: 'unavailable', kept: replacing[0] ?? null };
+      const url = (JSON.parse(outcome.body) as InitiateResponse).confirmation_url;
+      return { kind: 'held', token: url.slice(url.lastIndexOf('/') + 1), replaced: replacing.length > 0 };
+    } catch (err) {
+      if (err instanceof ReplacementTaken) return { kind: 'unavailable', kept: replacing[0] ?? null };
+      if (err instanceof ReplacementLost) return { kind: 'unavailable', kept: null };
+      if (err instanceof DomainError && err.code === 'rate_limited') {
+        return { kind: 'limited', retryAfterSeconds: Math.max(1, Number(err.headers?.['retry-after'] ?? 60)), holds: mine.filter((r) => pendingAt(r, nowIso)) };
+      }
+      throw err;
+    }
+  }
+
+  /** The person's site holds still waiting (for the limit page, and to keep the holds cookie short). */
+  async siteHoldsWaiting(who: SiteHolder): Promise<SiteHoldRow[]> {
+    const nowIso = this.deps.clock.now().toISOString();
+    return (await listSiteHolds(this.deps.database.db, who, nowIso, nowIso)).filter((r) => pendingAt(r, nowIso));
+  }
+
+  /** The site holds (any state) among these that the browser may still need to know: made within the hour, or waiting. */
+  async siteHoldsRemembered(who: SiteHolder): Promise<SiteHoldRow[]> {
+    const now = this.deps.clock.now();
+    return listSiteHolds(this.deps.database.db, who, now.toISOString(), new Date(now.getTime() - SITE_HOLD_MEMORY_MS).toISOString());
+  }
+
+  /** Whether this intent is a site hold of this person: their browser made it, or they were signed in. */
+  isSiteHoldOf(intent: BookingIntentTable, who: SiteHolder): boolean {
+    if (intent.key_id !== null || (intent.oauth_client_id ?? null) !== null || intent.source !== 'widget') return false;
+    return who.tokens.includes(intent.confirmation_token) || (who.userId !== null && intent.held_for_user_id === who.userId);
+  }
+
+  /**
+   * "Choose another time" on the hold page: ends the person's own pending site hold now, its time
+   * freed. Anyone else's hold (another browser's, an API or AI app's) is not found; a hold being
+   * paid is not let go (`paying`); one already confirmed or ended changes nothing (`not_pending`).
+   */
+  async releaseOnSite(token: string, who: SiteHolder): Promise<SiteReleaseOutcome> {
+    const nowIso = this.deps.clock.now().toISOString();
+    const intent = await findIntentByToken(this.deps.database.db, token);
+    if (!intent || !this.isSiteHoldOf(intent, who)) throw notFound('No hold of yours has this link.');
+    const where = { lawyerId: intent.lawyer_id, date: intent.slot_date };
+    if (intent.status !== 'pending') return { kind: 'not_pending', ...where };
+    const ended = await this.changingLawyer(intent.lawyer_id, () =>
+      this.deps.database.db.transaction().execute(async (trx) => {
+        if (await findUnfinishedAttempt(trx, intent.id)) return null;
+        const rows = await endPendingIntents(trx, [intent.id], nowIso);
+        await this.afterExpiry(trx, rows, nowIso);
+        await recordLawyerChanges(trx, [intent.lawyer_id], nowIso);
+        return rows;
+      }),
+    );
+    if (ended === null) return { kind: 'paying', ...where };
+    this.countExpired(ended);
+    return { kind: ended.length > 0 ? 'released' : 'not_pending', ...where };
   }
 
   /** One intent held for this person (anyone else's is not found); expiry exact on read. */
@@ -415,7 +540,7 @@ export class BookingService {
       }));
   }
 
-  private async execute(caller: Caller, requested: InitiateBody, idem: Idem | null, holder: Holder | null = null): Promise<StoredOutcome> {
+  private async execute(caller: Caller, requested: InitiateBody, idem: Idem | null, holder: Holder | null = null, site: SiteHold | null = null): Promise<StoredOutcome> {
     // UUIDs are case-insensitive; the directory stores them in lower case.
     const body = { ...requested, lawyer_id: requested.lawyer_id.toLowerCase() };
     const db = this.deps.database.db;
@@ -450,6 +575,7 @@ export class BookingService {
     }
 
     // Whatever the outcome, what this process cached about the lawyer is dropped afterwards.
+    let replaced: BookingIntentTable[] = [];
     const outcome = await this.changingLawyer(lawyer.id, () => db.transaction().execute(async (trx) => {
       if (holder) {
         await lockUserForIntents(trx, holder.userId);
@@ -473,6 +599,17 @@ export class BookingService {
           );
         }
       }
+      // A site hold replacing the person's hold with this lawyer: the old one ends first (its
+      // cells may be the new one's), in this transaction; if the new time is taken, all rolls back.
+      // Each hold is followed (replaced, or chosen again after letting it go) once: a second
+      // request following the same hold — two taps at once, or a stale cookie — is refused, so the
+      // person never ends with two holds with her (the claim is keyed by the hold's id).
+      if (site?.follows && !(await claimFollow(trx, site.follows, nowIso))) throw new ReplacementLost();
+      if (site && site.replacing.length > 0) {
+        replaced = await endPendingIntents(trx, site.replacing, nowIso);
+        if (replaced.length < site.replacing.length) throw new ReplacementLost();
+        await this.afterExpiry(trx, replaced, nowIso);
+      }
       // Lapsed holds (and freed bookings) on the same key or any of these cells give way, cells
       // and all; then the key and every cell must be this hold's (slot_holds and slot_cells keys).
       const held = await takeHold(
@@ -491,7 +628,10 @@ export class BookingService {
         cells,
         nowIso,
       );
-      if (!held) return unavailable(trx);
+      if (!held) {
+        if (replaced.length > 0) throw new ReplacementTaken();
+        return unavailable(trx);
+      }
       await recordLawyerChanges(trx, [lawyer.id], nowIso);
       const key = caller.kind === 'key' ? caller.key : null;
       await insertIntent(trx, {
@@ -513,14 +653,17 @@ export class BookingService {
         confirmed_by_user_id: null,
         expired_at: null,
         created_at: nowIso,
-        held_for_user_id: holder?.userId ?? null,
+        held_for_user_id: holder?.userId ?? site?.userId ?? null,
         oauth_client_id: holder?.clientId ?? null,
       });
       // The stored outcome commits with the intent: a crash can never leave one without the other.
       await complete(trx, idem, created);
       return created;
     }));
-    if (outcome === created) this.metrics.holdsCreated(body.source ?? null);
+    if (outcome === created) {
+      this.metrics.holdsCreated(body.source ?? null);
+      this.countExpired(replaced);
+    }
     return outcome;
   }
 
@@ -604,6 +747,16 @@ export class BookingService {
     };
   }
 }
+
+/** A site hold's part of an initiation: who is signed in, and the holds it replaces. */
+interface SiteHold {
+  userId: string | null;
+  replacing: string[];
+  /** The person's latest hold with this lawyer (pending or not), which this one follows; null: a new hold. */
+  follows: string | null;
+}
+
+const pendingAt = (r: Pick<BookingIntentTable, 'status' | 'expires_at'>, nowIso: string): boolean => r.status === 'pending' && r.expires_at > nowIso;
 
 function zoned(date: string, time: string, timezone: string): number {
   return zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);

@@ -27,6 +27,7 @@ import {
   type LawyerLifecycleRow,
   type MembershipRow,
 } from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import { listLawyersUnableToHoldConfirmed } from '../../db/repositories/lawyer-consultations.repository.ts';
 import { listOperators } from '../../db/repositories/operator.repository.ts';
 import type { DB, LawyerVerificationTable } from '../../db/schema.ts';
 import type { Actor } from '../access/types.ts';
@@ -334,9 +335,14 @@ export class VerificationService {
   /**
    * The expiry sweep (jobs runner; safe in several processes): reminders 30 days before a
    * verification expires, once (claimed), to the lawyer and every operator; lawyers whose
-   * verification lapsed are unlisted (the materialised flags recomputed).
+   * verification lapsed are unlisted (the materialised flags recomputed) and their upcoming
+   * consultations cancelled. Then the cancellations left undone: a process that died between
+   * committing a suspension or an expiry and cancelling her consultations left them confirmed
+   * with a lawyer who can no longer hold them; this pass finishes them through the same service
+   * (each consultation's conditional update: once, whatever runs at the same time). `finished`:
+   * the consultations it cancelled.
    */
-  async sweep(): Promise<{ reminded: number; expired: number }> {
+  async sweep(): Promise<{ reminded: number; expired: number; finished: number }> {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const until = new Date(now.getTime() + REMINDER_DAYS * DAY_MS).toISOString();
@@ -365,7 +371,15 @@ export class VerificationService {
       }
     }
     if (expired > 0) this.deps.caches?.directory?.invalidate();
-    return { reminded, expired };
+    let finished = 0;
+    if (this.deps.consultations) {
+      // From yesterday (UTC) on, as cancelAllUpcoming reads: it keeps those not yet started in her zone.
+      const fromDate = new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10);
+      for (const lawyerId of await listLawyersUnableToHoldConfirmed(this.db, fromDate, SWEEP_BATCH)) {
+        finished += (await this.deps.consultations.cancelAllUpcoming(lawyerId)).cancelled;
+      }
+    }
+    return { reminded, expired, finished };
   }
 }
 

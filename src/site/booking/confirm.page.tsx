@@ -12,6 +12,7 @@ import { timeIn, zoneName } from './visitor-zone.ts';
 import { BookingScript, BothTimes, ZoneChooser } from './zone.tsx';
 import { Layout } from '../ui/layout.tsx';
 import { SignInPage } from '../account/sign-in.page.tsx';
+import { ChooseAnotherTime, HoldNoticeBox, type HoldNotice } from './hold-limit.page.tsx';
 
 export interface HoldSummary {
   token: string;
@@ -129,9 +130,13 @@ export interface ConfirmPageProps {
   flash?: 'voided' | 'confirmed' | null;
   emailError?: string | null;
   email?: string;
+  /** The visitor's own site hold (this browser made it, or they were signed in): they may let it go. */
+  mine?: boolean;
+  /** A replacement happened, their new choice was taken, or letting go was refused (hold-limit.page.tsx). */
+  holdNotice?: HoldNotice | null;
 }
 
-export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailError, email }: ConfirmPageProps) {
+export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailError, email, mine, holdNotice }: ConfirmPageProps) {
   const { t } = ctx;
   const payPath = `/confirm/${hold.token}/pay`;
   let status: ComponentChildren;
@@ -181,6 +186,7 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
   return (
     <Layout ctx={ctx} title={t.confirm.title} narrow>
       <h1>{state === 'confirmed' ? t.confirm.titleConfirmed : t.confirm.title}</h1>
+      {holdNotice && (state === 'payable' || state === 'in_progress') ? <HoldNoticeBox ctx={ctx} notice={holdNotice} /> : null}
       {status}
       <HoldFacts ctx={ctx} hold={hold} showTimeLeft={state === 'payable' || state === 'in_progress'} paid={state === 'confirmed'} />
       <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload />
@@ -205,6 +211,7 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
           </section>
         )
       ) : null}
+      {state === 'payable' && mine ? <ChooseAnotherTime ctx={ctx} token={hold.token} /> : null}
       <BookingScript ctx={ctx} />
     </Layout>
   );

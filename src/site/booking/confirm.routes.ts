@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { h } from 'preact';
+import type { BookingService } from '../../domain/booking/booking.service.ts';
 import type { ConsultationsService } from '../../domain/booking/consultations.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -12,24 +13,28 @@ import type { PaymentsService } from '../../domain/payments/payments.service.ts'
 import type { SiteContext } from '../context.ts';
 import { ConfirmPage, OtherAccountPage, PayPage, SignInToSeePage, type CardError, type ConfirmState } from './confirm.page.tsx';
 import { CONFIRM_TOKEN, loadHold } from './hold.ts';
+import { holdNoticeOf } from './hold-limit.page.tsx';
+import { holdsCookie } from './holds-cookie.ts';
 
 
 export interface ConfirmAreaDeps {
   payments: PaymentsService;
   directory: DirectoryService;
   consultations: ConsultationsService;
+  booking: BookingService;
   siteUrl: string;
 }
 
-export function confirmArea({ payments, directory, consultations, siteUrl }: ConfirmAreaDeps) {
+export function confirmArea({ payments, directory, consultations, booking, siteUrl }: ConfirmAreaDeps) {
   const load = (token: string, ctx: SiteContext) => loadHold({ payments, directory }, token, ctx.user?.id ?? null);
+  const holds = holdsCookie(siteUrl, booking);
 
   // Capability links: never indexed, never sent to another origin in a Referer. (Not no-referrer:
   // with it browsers send `Origin: null` on our own forms, which the CSRF origin check refuses.)
   const capability = (reply: FastifyReply) => reply.header('x-robots-tag', 'noindex').header('referrer-policy', 'same-origin');
 
   return async (site: FastifyInstance) => {
-    site.get<{ Params: { token: string }; Querystring: { paid?: string; voided?: string } }>('/confirm/:token', { schema: { hide: true } }, async (request, reply) => {
+    site.get<{ Params: { token: string }; Querystring: { paid?: string; voided?: string; replaced?: string; taken?: string; paying?: string } }>('/confirm/:token', { schema: { hide: true } }, async (request, reply) => {
       capability(reply);
       const ctx = request.site;
       const loaded = await load(request.params.token, ctx);
@@ -42,7 +47,23 @@ export function confirmArea({ payments, directory, consultations, siteUrl }: Con
       const state = view.state as ConfirmState;
       const consultation = state === 'confirmed' && ctx.user ? await consultations.findForIntent(ctx.user.id, view.intent.id) : null;
       const flash = request.query.voided !== undefined ? 'voided' : null;
-      return reply.page(h(ConfirmPage, { ctx, hold, state, consultationId: consultation?.id ?? null, flash }));
+      const mine = booking.isSiteHoldOf(view.intent, holds.holder(request));
+      return reply.page(h(ConfirmPage, { ctx, hold, state, consultationId: consultation?.id ?? null, flash, mine, holdNotice: holdNoticeOf(request.query) }));
+    });
+
+    /**
+     * "Choose another time": the person lets their own hold go (this browser made it, or they were
+     * signed in) and is back on the lawyer's free times for that day. Anyone else's hold is the
+     * 404 page. The token stays in the holds cookie: the next hold with her replaces, not counts.
+     */
+    site.post<{ Params: { token: string } }>('/confirm/:token/release', { schema: { hide: true } }, async (request, reply) => {
+      capability(reply);
+      const token = request.params.token;
+      if (!CONFIRM_TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
+      const outcome = await booking.releaseOnSite(token, holds.holder(request));
+      if (outcome.kind === 'paying') return reply.code(303).redirect(`/confirm/${token}?paying=1`);
+      if (outcome.kind === 'not_pending') return reply.code(303).redirect(`/confirm/${token}`);
+      return reply.code(303).redirect(`/lawyers/${outcome.lawyerId}/book?week=${outcome.date}&day=${outcome.date}`);
     });
 
     site.get<{ Params: { token: string }; Querystring: { error?: string } }>('/confirm/:token/pay', { schema: { hide: true } }, async (request, reply) => {

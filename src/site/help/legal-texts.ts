@@ -69,7 +69,7 @@ export interface CookieEntry {
  * when a response sets one that is not here, and when a script in src/site/assets writes one
  * that is not here: adding a cookie means adding it to the statement first, in every language.
  */
-export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'signIn' | 'lang'>, sessionMaxDays: number): CookieEntry[] {
+export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'signIn' | 'lang' | 'holds'>, sessionMaxDays: number): CookieEntry[] {
   const oneYear: InEveryLanguage = { es: '1 año', en: '1 year', fr: '1 an', ar: 'سنة واحدة', uk: '1 рік', ro: '1 an' };
   return [
     {
@@ -130,6 +130,19 @@ export function cookieList(cookies: Pick<SiteCookies, 'session' | 'csrf' | 'sign
         ro: 'Reține limba pe care ați ales-o din selectorul de limbă.',
       },
       lifetime: oneYear,
+    },
+    {
+      names: [cookies.holds],
+      where: 'site',
+      purpose: {
+        es: 'Recuerda las horas que reservaste en este navegador mientras confirmas: al elegir otra hora con el mismo despacho, sustituye a la anterior en lugar de contar como una reserva más.',
+        en: 'Remembers the times you held in this browser while you confirm: choosing another time with the same lawyer replaces the earlier one instead of counting as one more hold.',
+        fr: 'Mémorise les créneaux que vous avez réservés dans ce navigateur pendant que vous confirmez : si vous choisissez un autre créneau chez la même avocate ou le même avocat, il remplace le précédent au lieu de compter comme une réservation de plus.',
+        ar: 'تتذكّر الأوقات التي حجزتها في هذا المتصفح أثناء التأكيد: عند اختيار وقت آخر لدى المحامي نفسه يحلّ محلّ الوقت السابق بدلًا من أن يُحسب حجزًا إضافيًا.',
+        uk: 'Запам’ятовує час, який ви забронювали в цьому браузері, поки ви підтверджуєте: якщо ви оберете інший час у того самого адвоката, він замінить попередній, а не рахуватиметься як ще одне бронювання.',
+        ro: 'Reține orele pe care le-ați rezervat în acest browser cât timp confirmați: dacă alegeți altă oră la același avocat, aceasta o înlocuiește pe cea anterioară în loc să conteze ca o rezervare în plus.',
+      },
+      lifetime: { es: '1 hora', en: '1 hour', fr: '1 heure', ar: 'ساعة واحدة', uk: '1 година', ro: '1 oră' },
     },
     {
       names: [ZONE_COOKIE],

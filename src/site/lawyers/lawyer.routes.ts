@@ -14,6 +14,9 @@ import { addDays } from '../../domain/directory/zoned-time.ts';
 import { chooseWeek, mondayOf, validDate, weekStrip } from './week-strip.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { SiteContext } from '../context.ts';
+import { HoldLimitPage } from '../booking/hold-limit.page.tsx';
+import { holdsCookie } from '../booking/holds-cookie.ts';
+import { ANONYMOUS_RULES } from '../../domain/access/limits.ts';
 import { BookPage } from './book.page.tsx';
 import { ProfilePage } from './profile.page.tsx';
 
@@ -26,6 +29,7 @@ export interface LawyerAreaDeps {
   booking: BookingService;
   access: AccessService;
   trust: TrustService;
+  siteUrl: string;
 }
 
 /** Hidden or unknown lawyers (and malformed ids) are the site's 404 page. */
@@ -44,7 +48,8 @@ function profileKey(lawyer: object, trust: object | null, extras: object): objec
   return key;
 }
 
-export function lawyerArea({ directory, booking, access, trust: trustService }: LawyerAreaDeps) {
+export function lawyerArea({ directory, booking, access, trust: trustService, siteUrl }: LawyerAreaDeps) {
+  const holds = holdsCookie(siteUrl, booking);
   return async (site: FastifyInstance) => {
     site.get<{ Params: { id: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
       const lawyer = await orNotFound(request.params.id, () => directory.getProfile(request.params.id, { fenced: false }));
@@ -97,16 +102,27 @@ export function lawyerArea({ directory, booking, access, trust: trustService }: 
         throw new DomainError('invalid_request', 'malformed booking form');
       }
       const caller = { kind: 'anonymous' as const, ip: request.ip };
-      await access.admit(caller, { scope: 'bookings:initiate', anonymousGroup: 'initiate' });
       // One nonce per rendered page, which may list many times (the free-times page, the search
       // results): the key names the time too, so a double tap holds once, and choosing another
       // time after going back is a new hold rather than a reused key.
       const idempotencyKey = typeof nonce === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(nonce) ? `site:${nonce}:${id.toLowerCase()}:${date}:${start}` : undefined;
-      const outcome = await booking.initiate(caller, { lawyer_id: id, date, start_time: start, end_time: end, source: 'widget' }, idempotencyKey);
-      if (outcome.status === 201) {
-        const url = new URL((JSON.parse(outcome.body) as { confirmation_url: string }).confirmation_url);
-        return reply.code(303).redirect(url.pathname);
+      // The hourly limit counts new holds only: another time with a lawyer this person already
+      // holds one with replaces it (BookingService.holdOnSite; docs/booking-intents.md).
+      const admitNew = async () => {
+        await access.admit(caller, { scope: 'bookings:initiate', anonymousGroup: 'initiate' });
+      };
+      const outcome = await booking.holdOnSite(request.ip, { lawyer_id: id, date, start_time: start, end_time: end, source: 'widget' }, idempotencyKey, holds.holder(request), admitNew);
+      if (outcome.kind === 'held') {
+        await holds.remember(request, reply, { add: outcome.token });
+        return reply.code(303).redirect(`/confirm/${outcome.token}${outcome.replaced ? '?replaced=1' : ''}`);
       }
+      if (outcome.kind === 'limited') {
+        await holds.remember(request, reply, {});
+        reply.header('retry-after', String(outcome.retryAfterSeconds));
+        return reply.page(h(HoldLimitPage, { ctx: request.site, limit: ANONYMOUS_RULES.initiate[0]!.limit, holds: outcome.holds, retryAfterSeconds: outcome.retryAfterSeconds }), 429);
+      }
+      // Their hold with this lawyer stays when the new time was taken: back to it, saying so.
+      if (outcome.kept) return reply.code(303).redirect(`/confirm/${outcome.kept.confirmation_token}?taken=1`);
       // Taken meanwhile (or no longer bookable): the same page, fresh, saying so.
       const { page } = await times(id, { week: date, day: date });
       return reply.page(page(request.site, randomBytes(12).toString('base64url'), 'taken'), 409);
