@@ -24,6 +24,8 @@ export interface ConsultationRow {
   refund_status: string | null;
   /** The payment the refund gives back: `voided` when the authorization was released, never captured. */
   refund_payment_status: string | null;
+  /** Its invitation's SEQUENCE: 0 when booked, +1 with every move or cancellation. */
+  ics_sequence: number;
 }
 
 function base(db: Executor) {
@@ -53,6 +55,7 @@ function base(db: Executor) {
       'c.status',
       'r.status as refund_status',
       'pa.status as refund_payment_status',
+      'c.ics_sequence',
     ]);
 }
 

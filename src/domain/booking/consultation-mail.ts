@@ -43,7 +43,7 @@ export interface ConsultationMailFacts {
 }
 
 /** "hora peninsular, UTC+01:00" (Arabic: «توقيت شبه الجزيرة، UTC+01:00»): the zone as people say it, and its offset at the start of the consultation. */
-function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
+export function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
   const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
   return `${zoneName(locale, timezone)}${comma(locale)}UTC${formatInZone(ms, timezone).slice(-6)}`;
 }
@@ -74,7 +74,7 @@ function personWhen(intent: ConsultationMailFacts['intent'], lawyerZone: string,
 }
 
 /** Label–value lines, the values aligned. */
-function table(rows: ReadonlyArray<readonly [string, string]>): string {
+export function table(rows: ReadonlyArray<readonly [string, string]>): string {
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return rows.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n');
 }
@@ -93,6 +93,13 @@ export function consultationIcs(c: {
   siteUrl: string;
   link: string;
   locale: Locale;
+  /** 0 when booked; higher for the updated invitation of a move, or the cancellation. */
+  sequence?: number;
+  /**
+   * PUBLISH (the invitation, and its update after a move: same UID, higher SEQUENCE) or CANCEL
+   * (RFC 5546 §3.2.5): docs/booking-intents.md#cancel-or-move says why not REQUEST.
+   */
+  method?: 'PUBLISH' | 'CANCEL';
 }): string {
   const t = messages(c.locale).mail;
   // The lawyer's name is third-party text: one plain line in a calendar too.
@@ -108,7 +115,8 @@ export function consultationIcs(c: {
     ...(c.lawyer.city ? { location: c.lawyer.city } : {}),
     description: t.invitation.description(name, c.link),
     url: c.link,
-  });
+    sequence: c.sequence ?? 0,
+  }, c.method ?? 'PUBLISH');
 }
 
 /** The receipt and (when the lawyer has a contact email) the lawyer's notice. */

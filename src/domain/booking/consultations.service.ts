@@ -16,6 +16,7 @@ import { zonedToUtcMs } from '../directory/zoned-time.ts';
 import type { Locale } from '../../i18n/index.ts';
 import type { ConsultationStatus } from '../../db/schema.ts';
 import { consultationIcs } from './consultation-mail.ts';
+import { personPolicy, type PolicyState } from './policy.ts';
 import { quote, type Quote } from './quote.ts';
 
 export interface Consultation {
@@ -38,6 +39,10 @@ export interface Consultation {
   status: ConsultationStatus;
   /** After a cancellation: the money given back, being given back, or the card hold released; null when nothing was paid back. */
   refund: PersonRefundState | null;
+  /** Its invitation's SEQUENCE (the calendar file carries it: a moved consultation's is higher). */
+  icsSequence: number;
+  /** What the person may still do now, and until when (personPolicy at the service's clock). */
+  policy: PolicyState;
 }
 
 export type PersonRefundState = 'refunded' | 'refunding' | 'released';
@@ -56,8 +61,9 @@ export function isUpcoming(c: Pick<Consultation, 'status' | 'endsAt'>, nowIso: s
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function view(row: ConsultationRow): Consultation {
+function view(row: ConsultationRow, nowMs: number): Consultation {
   const at = (time: string) => new Date(zonedToUtcMs(row.slot_date, time, row.lawyer_timezone) ?? Date.parse(`${row.slot_date}T${time}Z`)).toISOString();
+  const startsAt = at(row.start_time);
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
@@ -65,13 +71,15 @@ function view(row: ConsultationRow): Consultation {
     date: row.slot_date,
     startTime: row.start_time,
     endTime: row.end_time,
-    startsAt: at(row.start_time),
+    startsAt,
     endsAt: at(row.end_time),
     quote: quote(row),
     confirmationToken: row.confirmation_token,
     createdAt: row.created_at,
     status: row.status,
     refund: refundState(row),
+    icsSequence: row.ics_sequence,
+    policy: personPolicy(Date.parse(startsAt), nowMs, row.status),
   };
 }
 
@@ -84,7 +92,7 @@ export class ConsultationsService {
    * (account deletion decides on upcoming consultations inside its own).
    */
   async listForUser(userId: string, db: Executor = this.deps.database.db): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
-    const all = (await listConsultationsOfUser(db, userId)).map(view);
+    const all = (await listConsultationsOfUser(db, userId)).map((row) => view(row, this.deps.clock.now().getTime()));
     const now = this.deps.clock.now().toISOString();
     return { upcoming: all.filter((c) => isUpcoming(c, now)), past: all.filter((c) => !isUpcoming(c, now)).reverse() };
   }
@@ -93,7 +101,7 @@ export class ConsultationsService {
   async getForUser(userId: string, id: string): Promise<Consultation | null> {
     if (!UUID.test(id)) return null;
     const row = await findConsultationOfUser(this.deps.database.db, userId, id.toLowerCase());
-    return row ? view(row) : null;
+    return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 
   /** The calendar file of one of the user's consultations (the same invitation as the receipt's); null otherwise. */
@@ -101,12 +109,12 @@ export class ConsultationsService {
     const c = await this.getForUser(userId, id);
     if (!c) return null;
     const link = `${this.deps.siteUrl}/confirm/${c.confirmationToken}`;
-    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale });
+    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale, sequence: c.icsSequence });
   }
 
   /** The consultation an intent became, if it is the user's. */
   async findForIntent(userId: string, intentId: string): Promise<Consultation | null> {
     const row = await findConsultationOfUserByIntent(this.deps.database.db, userId, intentId);
-    return row ? view(row) : null;
+    return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 }
