@@ -16,6 +16,8 @@ import { lawyerPortalArea } from './site/lawyer/lawyer.routes.ts';
 import { PortalService } from './domain/lawyers/portal.service.ts';
 import { CalendarService } from './domain/lawyers/calendar.service.ts';
 import { lawyerEarningsArea } from './site/lawyer-earnings/earnings.routes.ts';
+import { consultationChangeArea } from './site/consultation-change/change.routes.ts';
+import { PersonChangeService } from './domain/booking/person-change.service.ts';
 import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
 import { EarningsService } from './domain/payments/earnings.service.ts';
 import { PayoutsService } from './domain/payments/payouts.service.ts';
@@ -154,6 +156,7 @@ export interface App {
     lawyerConsultations: LawyerConsultationsService;
     /** A lawyer cancelling a consultation, its refund, and the sweep of pending refunds. */
     lawyerCancellation: LawyerCancellationService;
+    personChange: PersonChangeService;
     /** The lawyer's portal: her profile, offer and photo (/lawyer; docs/lawyers.md#the-portal). */
     lawyerPortal: PortalService;
     /** Her weekly hours, date overrides and booking rules (/lawyer/calendar). */
@@ -449,6 +452,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     oauthRoutes({ provider: oauthProvider, config, limiter, clock, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; client registration let through') }),
   );
   const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
+  // The person cancels or moves their own consultation (docs/booking-intents.md#cancel-or-move); refunds through the same provider.
+  const personChange = new PersonChangeService({ database, clock, config, mail, provider: paymentProvider, cache: directoryCache, logger: fastify.log });
   const signIn = new SignInService({
     database,
     clock,
@@ -508,6 +513,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
       lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
       firmLawyersArea({ firmLawyers }),
+      consultationChangeArea({ consultations, change: personChange, directory }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -542,5 +548,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, personChange, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers } };
 }
