@@ -29,7 +29,6 @@ import {
   BookingsOutput,
   CitiesInput,
   CitiesOutput,
-  ConsultationSchema,
   EarliestSlotsInput,
   EarliestSlotsOutput,
   HoldInput,

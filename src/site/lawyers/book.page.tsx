@@ -6,7 +6,7 @@
 import type { AvailabilityResponse } from '../../contract/directory.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm, euros } from '../ui/components.tsx';
-import { comma, formatDay, formatTime } from '../../i18n/format.ts';
+import { formatDay, formatTime } from '../../i18n/format.ts';
 import type { WeekStrip } from './week-strip.ts';
 import { WeekStripNav } from './week-strip-nav.tsx';
 import { Layout } from '../ui/layout.tsx';
