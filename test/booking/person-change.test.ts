@@ -18,12 +18,16 @@ import { PersonChangeService } from '../../src/domain/booking/person-change.serv
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { GOOD_CARD, ScriptedCardProvider, attemptsOf, hold } from '../payments/support.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
-import { createUser, initiate, isAvailable, slotBody } from '../support/booking.ts';
+import { createUser, initiate, isAvailable, slotBody, waitFor } from '../support/booking.ts';
+import { sql } from 'kysely';
+import { takeHold } from '../../src/db/repositories/schedule.repository.ts';
+import { cellsCovering } from '../../src/domain/directory/slots.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const THU = '2026-11-26';
 const FRI = '2026-11-27';
+const MON = '2026-11-30';
 const TUE = '2026-11-24'; // 10:00 Madrid = 09:00Z, 25 hours after the test clock's start
 
 for (const target of databaseTargets()) {
@@ -228,6 +232,44 @@ for (const target of databaseTargets()) {
         }
       }
       assert.equal(rounds.length, 3);
+    });
+
+    // PostgreSQL, deterministically: another hold of the target time is inside its transaction
+    // when the move reads the time as free; the move then waits on the key, loses it when the
+    // other commits, and rolls back — the consultation keeps its old time and its old hold.
+    // (SQLite has one writer at a time: the other transaction would hold the whole database, which
+    // is the same guarantee by other means and is covered by the race above.)
+    if (target.name === 'postgres') it('the move loses inside its transaction: rolled back, the old time still its own', async () => {
+      const b = await booked(MON, '10');
+      const nowIso = ctx.clock.now().toISOString();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let holding!: () => void;
+      const inside = new Promise<void>((r) => (holding = r));
+      const other = ctx.database.db.transaction().execute(async (tx) => {
+        const ok = await takeHold(
+          tx,
+          { lawyer_id: lawyerId, slot_date: MON, start_time: '12:00:00', end_time: '13:00:00', status: 'held', booking_intent_id: null, expires_at: new Date(ctx.clock.now().getTime() + 15 * 60_000).toISOString(), created_at: nowIso, occupied_until: '2026-11-30T12:00:00.000Z' },
+          cellsCovering(Date.parse('2026-11-30T11:00:00.000Z'), Date.parse('2026-11-30T12:00:00.000Z')),
+          nowIso,
+        );
+        assert.equal(ok, true);
+        holding();
+        await gate;
+      });
+      await inside;
+      const moving = service(new ScriptedCardProvider(ctx.clock)).move(b.userId, b.consultationId, slot(MON, '12'));
+      // The move is waiting on the other transaction's key (a lock wait), not finished.
+      await waitFor('the move to wait on a lock', async () => Number((await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'`.execute(ctx.database.db)).rows[0]?.n) > 0, 10_000, 20);
+      release();
+      await other;
+      assert.deepEqual(await moving, { outcome: 'unavailable' });
+      const c = await consultation(b.consultationId);
+      assert.deepEqual([c.slot_date, c.start_time, c.ics_sequence, c.moved_from_date], [MON, '10:00:00', 0, null]);
+      const mine = await ctx.database.db.selectFrom('slot_holds').selectAll().where('booking_intent_id', '=', b.intentId).execute();
+      assert.deepEqual(mine.map((h) => [h.start_time, h.status]), [['10:00:00', 'booked']], 'its old hold is back: never neither');
+      assert.equal(await isAvailable(ctx, lawyerId, MON, '10:00:00'), false);
+      assert.equal(await isAvailable(ctx, lawyerId, MON, '12:00:00'), false, 'the other hold has the time');
     });
 
     it('refused: a move under 24 hours, to a time that is not free or not offered, and someone else\'s consultation', async () => {
