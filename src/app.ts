@@ -19,6 +19,8 @@ import { CalendarService } from './domain/lawyers/calendar.service.ts';
 import { lawyerEarningsArea } from './site/lawyer-earnings/earnings.routes.ts';
 import { reviewsArea } from './site/reviews/reviews.routes.ts';
 import { ReviewsService } from './domain/reviews/reviews.service.ts';
+import { consultationChangeArea } from './site/consultation-change/change.routes.ts';
+import { PersonChangeService } from './domain/booking/person-change.service.ts';
 import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
 import { EarningsService } from './domain/payments/earnings.service.ts';
 import { PayoutsService } from './domain/payments/payouts.service.ts';
@@ -157,6 +159,7 @@ export interface App {
     lawyerConsultations: LawyerConsultationsService;
     /** A lawyer cancelling a consultation, its refund, and the sweep of pending refunds. */
     lawyerCancellation: LawyerCancellationService;
+    personChange: PersonChangeService;
     /** The lawyer's portal: her profile, offer and photo (/lawyer; docs/lawyers.md#the-portal). */
     lawyerPortal: PortalService;
     /** Her weekly hours, date overrides and booking rules (/lawyer/calendar). */
@@ -457,6 +460,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   const consultations = new ConsultationsService({ database, clock, siteUrl: config.siteUrl });
   const reviews = new ReviewsService({ database, clock, consultations, cache: directoryCache });
+  // The person cancels or moves their own consultation (docs/booking-intents.md#cancel-or-move); refunds through the same provider.
+  const personChange = new PersonChangeService({ database, clock, config, mail, provider: paymentProvider, cache: directoryCache, logger: fastify.log });
   const signIn = new SignInService({
     database,
     clock,
@@ -518,6 +523,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
       firmLawyersArea({ firmLawyers }),
       reviewsArea({ reviews }),
+      consultationChangeArea({ consultations, change: personChange, directory }),
     ],
   });
   await fastify.register(swaggerUi, {
@@ -552,5 +558,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders, reviews } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders, reviews, personChange } };
 }

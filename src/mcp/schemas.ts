@@ -263,6 +263,24 @@ export const ConsultationSchema = Type.Object(
 );
 export type ConsultationView = Static<typeof ConsultationSchema>;
 
+/** What the person may still do with a consultation, and until when (personPolicy; docs/mcp.md#cancel-or-move). */
+export const CancellationPolicySchema = Type.Object(
+  {
+    summary: Type.String({ description: 'The cancellation and move policy, as the site states it before paying' }),
+    free_until: DateTime,
+    can_cancel_with_refund: Type.Boolean({ description: 'Cancelling now refunds the payment in full (until free_until)' }),
+    can_cancel_without_refund: Type.Boolean({ description: 'Cancelling now frees the time without a refund (after free_until, before the start)' }),
+    can_move: Type.Boolean({ description: 'Moving to another free time of the same lawyer is allowed now (until free_until); the payment is kept' }),
+    now: Type.String({ description: 'What the person can still do, and until when, in one sentence' }),
+    cancel_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'Where the person cancels it themselves (get_site_link purpose "cancel"); null when it can no longer be cancelled' }),
+    move_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'Where the person moves it themselves (get_site_link purpose "move"); null when it can no longer be moved' }),
+  },
+  { title: 'CancellationPolicy' },
+);
+
+/** get_my_booking: a consultation with its cancellation policy as it stands now (additive). */
+export const MyBookingSchema = Type.Object({ ...ConsultationSchema.properties, cancellation_policy: CancellationPolicySchema }, { title: 'MyBooking' });
+
 export const BookingsInput = Type.Object(
   { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'At most this many upcoming and this many past consultations, 1 to 50 (default 5)' })) },
   { additionalProperties: false },
@@ -279,8 +297,8 @@ export const BookingIdInput = Type.Object({ booking_id: Uuid }, { additionalProp
 
 export const SiteLinkInput = Type.Object(
   {
-    purpose: Type.Union([Type.Literal('confirm_hold'), Type.Literal('consultation'), Type.Literal('my_consultations'), Type.Literal('connected_apps')], {
-      description: 'confirm_hold: pay a hold (needs booking_intent_id); consultation: one booking (needs booking_id); my_consultations; connected_apps',
+    purpose: Type.Union([Type.Literal('confirm_hold'), Type.Literal('consultation'), Type.Literal('cancel'), Type.Literal('move'), Type.Literal('my_consultations'), Type.Literal('connected_apps')], {
+      description: 'confirm_hold: pay a hold (needs booking_intent_id); consultation: one booking (needs booking_id); cancel or move: the page where the person cancels or moves a booking themselves (needs booking_id); my_consultations; connected_apps',
     }),
     booking_intent_id: Type.Optional(Uuid),
     booking_id: Type.Optional(Uuid),

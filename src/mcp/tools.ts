@@ -14,6 +14,7 @@ import type { Consultation, ConsultationsService } from '../domain/booking/consu
 import type { DirectoryService } from '../domain/directory/directory.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
 import { invalidRequest, notFound } from '../domain/errors.ts';
+import { messages } from '../i18n/index.ts';
 import { HOLD_RULES, type AgentLimits } from '../domain/oauth/agent-limits.ts';
 import type { VerifiedAccess } from '../domain/oauth/access-token-verifier.ts';
 import { LEVELS, type Level } from '../domain/oauth/levels.ts';
@@ -28,7 +29,6 @@ import {
   BookingsOutput,
   CitiesInput,
   CitiesOutput,
-  ConsultationSchema,
   EarliestSlotsInput,
   EarliestSlotsOutput,
   HoldInput,
@@ -36,6 +36,7 @@ import {
   IntentsInput,
   IntentsOutput,
   LawyerIdInput,
+  MyBookingSchema,
   NoInput,
   PracticeAreasInput,
   PracticeAreasOutput,
@@ -116,6 +117,30 @@ function consultationView(c: Consultation, siteUrl: string): ConsultationView {
     booked_at: c.createdAt,
     status: c.status,
     refund: c.refund,
+  };
+}
+
+/**
+ * get_my_booking's policy: personPolicy as the consultation service computed it now, the site's
+ * own wording of the policy (English, as every tool answers), and the pages where the person acts.
+ */
+function cancellationPolicy(c: Consultation, siteUrl: string) {
+  const p = c.policy;
+  const policy = messages('en').policy;
+  const now = p.canMove
+    ? `Until ${p.freeUntil} the person can cancel it with a full refund, or move it to another free time of the same lawyer (the payment is kept). After that, cancelling is possible until the start but not refunded, and it can no longer be moved.`
+    : p.canCancelWithoutRefund
+      ? `It starts in less than 24 hours (the free period ended at ${p.freeUntil}): the person can still cancel it until ${c.startsAt}, without a refund unless the lawyer decides to refund; it can no longer be moved.`
+      : 'Nothing can be changed any more: it has started or ended, or is no longer confirmed.';
+  return {
+    summary: `${policy.summary} ${policy.move}`,
+    free_until: p.freeUntil,
+    can_cancel_with_refund: p.canCancelWithRefund,
+    can_cancel_without_refund: p.canCancelWithoutRefund,
+    can_move: p.canMove,
+    now,
+    cancel_url: p.canCancelWithRefund || p.canCancelWithoutRefund ? `${siteUrl}/consultations/${c.id}/cancel` : null,
+    move_url: p.canMove ? `${siteUrl}/consultations/${c.id}/move` : null,
   };
 }
 
@@ -357,22 +382,23 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
     {
       name: 'get_my_booking',
       title: 'One of my consultations',
-      description: 'One consultation of the person, by its booking_id from list_my_bookings.',
+      description:
+        'One consultation of the person, by its booking_id from list_my_bookings, with its cancellation_policy: what the person can still do (cancel with or without a refund, move) and until when. The person cancels or moves it themselves on the site (get_site_link purpose "cancel" or "move"); an app never does.',
       level: 'my-bookings:read',
       input: BookingIdInput,
-      output: ConsultationSchema,
+      output: MyBookingSchema,
       annotations: READ,
       run: async (args, caller) => {
         const c = await consultations.getForUser(caller.access.userId, String(args.booking_id));
         if (!c) throw notFound('No consultation with this id is yours.');
-        return consultationView(c, site);
+        return { ...consultationView(c, site), cancellation_policy: cancellationPolicy(c, site) };
       },
     },
     {
       name: 'get_site_link',
       title: 'Where the person acts',
       description:
-        `The page where the person acts themselves: confirm_hold (confirm and pay a hold: needs booking_intent_id), consultation (one booking: needs booking_id), my_consultations, or connected_apps (see or disconnect AI apps). The person signs in on the site; an app cannot confirm, pay or disconnect for them. ${BOOKING_RULE}`,
+        `The page where the person acts themselves: confirm_hold (confirm and pay a hold: needs booking_intent_id), consultation (one booking: needs booking_id), cancel or move (cancel a booking, or move it to another free time: needs booking_id; the page states the refund before they confirm), my_consultations, or connected_apps (see or disconnect AI apps). The person signs in on the site; an app cannot confirm, pay, cancel, move or disconnect for them. ${BOOKING_RULE}`,
       level: 'my-bookings:read',
       input: SiteLinkInput,
       output: SiteLinkOutput,
@@ -390,6 +416,21 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
             const c = await consultations.getForUser(caller.access.userId, args.booking_id);
             if (!c) throw notFound('No consultation with this id is yours.');
             return { url: `${site}/consultations/${c.id}`, purpose, note: 'The person signs in to see it and download the calendar file.' };
+          }
+          case 'cancel':
+          case 'move': {
+            if (typeof args.booking_id !== 'string') throw invalidRequest(`${purpose} needs booking_id.`, [{ pointer: '/booking_id', detail: `is required when purpose is ${purpose}` }]);
+            const c = await consultations.getForUser(caller.access.userId, args.booking_id);
+            if (!c) throw notFound('No consultation with this id is yours.');
+            const allowed = purpose === 'move' ? c.policy.canMove : c.policy.canCancelWithRefund || c.policy.canCancelWithoutRefund;
+            const state = allowed
+              ? purpose === 'move'
+                ? `It can be moved until ${c.policy.freeUntil}; the payment is kept.`
+                : c.policy.canCancelWithRefund
+                  ? `Cancelling now refunds the payment in full (until ${c.policy.freeUntil}).`
+                  : 'Cancelling now is not refunded: it starts in less than 24 hours.'
+              : `It can no longer be ${purpose === 'move' ? 'moved' : 'cancelled'}; the page says why.`;
+            return { url: `${site}/consultations/${c.id}/${purpose}`, purpose, note: `The person signs in and ${purpose === 'move' ? 'chooses the new time' : 'confirms the cancellation'} there themselves. ${state}` };
           }
           case 'my_consultations':
             return { url: `${site}/consultations`, purpose, note: 'Every consultation of the person, once signed in.' };

@@ -137,7 +137,7 @@ for (const target of databaseTargets()) {
       assert.equal(wrongSort.isError, true);
       assert.match(JSON.stringify(wrongSort.content), /\/sort must be one of: rating, price_asc, price_desc, reviews/);
       const wrongPurpose = await legacy.callTool({ name: 'get_site_link', arguments: { purpose: 'pay' } });
-      assert.match(JSON.stringify(wrongPurpose.content), /\/purpose must be one of: confirm_hold, consultation, my_consultations, connected_apps/);
+      assert.match(JSON.stringify(wrongPurpose.content), /\/purpose must be one of: confirm_hold, consultation, cancel, move, my_consultations, connected_apps/);
     });
 
     it('a refusal carries its field errors, pointing to tools instead of REST paths; the REST API keeps its own pointers', async () => {

@@ -26,6 +26,8 @@ export interface ConsultationRow {
   refund_payment_status: string | null;
   /** Its review, when the person wrote one (issue 20; docs/reviews.md). */
   review_id: string | null;
+  /** Its invitation's SEQUENCE: 0 when booked, +1 with every move or cancellation. */
+  ics_sequence: number;
 }
 
 function base(db: Executor) {
@@ -57,6 +59,7 @@ function base(db: Executor) {
       'r.status as refund_status',
       'pa.status as refund_payment_status',
       'rv.id as review_id',
+      'c.ics_sequence',
     ]);
 }
 

@@ -42,6 +42,10 @@ export interface LawyerConsultationRow {
   person_email: string;
   person_name: string | null;
   person_locale: string | null;
+  /** Her contact address (her notices go there), if any. */
+  lawyer_email: string | null;
+  /** The language chosen on the site at booking (0033): the person's emails when their account has none. */
+  consultation_locale: string | null;
 }
 
 function base(db: Executor) {
@@ -74,6 +78,8 @@ function base(db: Executor) {
       'u.email as person_email',
       'u.name as person_name',
       'u.locale as person_locale',
+      'l.contact_email as lawyer_email',
+      'c.locale as consultation_locale',
     ]);
 }
 
@@ -123,6 +129,55 @@ export async function listLawyersUnableToHoldConfirmed(db: Executor, fromDate: s
 /** One of her consultations; another lawyer's id finds nothing. */
 export function findConsultationOfLawyer(db: Executor, lawyerId: string, id: string): Promise<LawyerConsultationRow | undefined> {
   return base(db).where('c.lawyer_id', '=', lawyerId).where('c.id', '=', id).executeTakeFirst() as Promise<LawyerConsultationRow | undefined>;
+}
+
+/** One of the person's own consultations (every field the emails need); anyone else's id finds nothing. */
+export function findConsultationOfPerson(db: Executor, userId: string, id: string): Promise<LawyerConsultationRow | undefined> {
+  return base(db).where('c.user_id', '=', userId).where('c.id', '=', id).executeTakeFirst() as Promise<LawyerConsultationRow | undefined>;
+}
+
+/**
+ * confirmed → cancelled_by_person, only if still confirmed (as cancelIfConfirmed: of concurrent
+ * cancellations — or a cancellation and a move — exactly one changes it): SEQUENCE + 1.
+ */
+export async function cancelByPersonIfConfirmed(db: Executor, c: { id: string; userId: string; at: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('consultations')
+    .set({ status: 'cancelled_by_person', status_changed_at: c.at, ics_sequence: sql<number>`ics_sequence + 1` })
+    .where('id', '=', c.id)
+    .where('user_id', '=', c.userId)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * A move: the consultation takes its new time, remembers the time it was moved from, SEQUENCE + 1,
+ * status stays confirmed — only if it is still confirmed at the time the caller read (`from`), so
+ * of two concurrent changes exactly one applies. True when this call changed it.
+ */
+export async function moveIfUnchanged(
+  db: Executor,
+  c: { id: string; userId: string; from: { slot_date: string; start_time: string }; to: { slot_date: string; start_time: string; end_time: string }; at: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('consultations')
+    .set({
+      slot_date: c.to.slot_date,
+      start_time: c.to.start_time,
+      end_time: c.to.end_time,
+      moved_from_date: c.from.slot_date,
+      moved_from_start_time: c.from.start_time,
+      status_changed_at: c.at,
+      ics_sequence: sql<number>`ics_sequence + 1`,
+    })
+    .where('id', '=', c.id)
+    .where('user_id', '=', c.userId)
+    .where('status', '=', 'confirmed')
+    .where('slot_date', '=', c.from.slot_date)
+    .where('start_time', '=', c.from.start_time)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

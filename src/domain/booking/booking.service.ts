@@ -709,16 +709,8 @@ export class BookingService {
     };
   }
 
-  /**
-   * The generated candidate matching the request exactly (same date, start and end), if it is
-   * bookable now: within her notice and horizon, and free of holds, bookings and her calendar's
-   * busy times as read now. Concurrent holds are decided by the cells, not by this read.
-   */
-  private async requestableSlot(body: InitiateBody, lawyer: LawyerOffer & { id: string }, nowMs: number): Promise<GeneratedSlot | null> {
-    const schedule = (await loadSchedules(this.deps.database.db, [lawyer], body.date, body.date, nowMs)).get(lawyer.id)!;
-    const slot = slotsOnDate(schedule, body.date).find((s) => s.start_time === body.start_time && s.end_time === body.end_time);
-    if (!slot) return null;
-    return isBookable(schedule, slot, { nowMs, minLeadTimeMs: this.deps.config.minLeadTimeMinutes * 60_000 }) ? slot : null;
+  private requestableSlot(body: InitiateBody, lawyer: LawyerOffer & { id: string }, nowMs: number): Promise<GeneratedSlot | null> {
+    return requestableSlot(this.deps.database.db, lawyer, { date: body.date, start_time: body.start_time, end_time: body.end_time }, nowMs, this.deps.config.minLeadTimeMinutes * 60_000);
   }
 
   private intentView(row: BookingIntentTable, timezone: string): BookingIntent {
@@ -757,6 +749,25 @@ interface SiteHold {
 }
 
 const pendingAt = (r: Pick<BookingIntentTable, 'status' | 'expires_at'>, nowIso: string): boolean => r.status === 'pending' && r.expires_at > nowIso;
+
+/**
+ * The generated candidate matching the request exactly (same date, start and end), if it is
+ * bookable now: within her notice and horizon, and free of holds, bookings and her calendar's
+ * busy times as read now. Concurrent holds are decided by the cells, not by this read. Initiating
+ * a hold and moving a consultation (person-change.service.ts) accept only such a time.
+ */
+export async function requestableSlot(
+  db: Executor,
+  lawyer: LawyerOffer & { id: string },
+  wanted: { date: string; start_time: string; end_time: string },
+  nowMs: number,
+  minLeadTimeMs: number,
+): Promise<GeneratedSlot | null> {
+  const schedule = (await loadSchedules(db, [lawyer], wanted.date, wanted.date, nowMs)).get(lawyer.id)!;
+  const slot = slotsOnDate(schedule, wanted.date).find((s) => s.start_time === wanted.start_time && s.end_time === wanted.end_time);
+  if (!slot) return null;
+  return isBookable(schedule, slot, { nowMs, minLeadTimeMs }) ? slot : null;
+}
 
 function zoned(date: string, time: string, timezone: string): number {
   return zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);

@@ -93,6 +93,13 @@ export function consultationIcs(c: {
   siteUrl: string;
   link: string;
   locale: Locale;
+  /** 0 when booked; higher for the updated invitation of a move, or the cancellation. */
+  sequence?: number;
+  /**
+   * PUBLISH (the invitation, and its update after a move: same UID, higher SEQUENCE) or CANCEL
+   * (RFC 5546 §3.2.5): docs/booking-intents.md#cancel-or-move says why not REQUEST.
+   */
+  method?: 'PUBLISH' | 'CANCEL';
 }): string {
   const t = messages(c.locale).mail;
   // The lawyer's name is third-party text: one plain line in a calendar too.
@@ -108,7 +115,8 @@ export function consultationIcs(c: {
     ...(c.lawyer.city ? { location: c.lawyer.city } : {}),
     description: t.invitation.description(name, c.link),
     url: c.link,
-  });
+    sequence: c.sequence ?? 0,
+  }, c.method ?? 'PUBLISH');
 }
 
 /** The receipt and (when the lawyer has a contact email) the lawyer's notice. */

@@ -16,6 +16,7 @@ import { zonedToUtcMs } from '../directory/zoned-time.ts';
 import type { Locale } from '../../i18n/index.ts';
 import type { ConsultationStatus } from '../../db/schema.ts';
 import { consultationIcs } from './consultation-mail.ts';
+import { personPolicy, type PolicyState } from './policy.ts';
 import { quote, type Quote } from './quote.ts';
 
 export interface Consultation {
@@ -40,6 +41,10 @@ export interface Consultation {
   refund: PersonRefundState | null;
   /** Its review's id when the person wrote one (docs/reviews.md), else null. */
   reviewId: string | null;
+  /** Its invitation's SEQUENCE (the calendar file carries it: a moved consultation's is higher). */
+  icsSequence: number;
+  /** What the person may still do now, and until when (personPolicy at the service's clock). */
+  policy: PolicyState;
 }
 
 export type PersonRefundState = 'refunded' | 'refunding' | 'released';
@@ -58,8 +63,9 @@ export function isUpcoming(c: Pick<Consultation, 'status' | 'endsAt'>, nowIso: s
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function view(row: ConsultationRow): Consultation {
+function view(row: ConsultationRow, nowMs: number): Consultation {
   const at = (time: string) => new Date(zonedToUtcMs(row.slot_date, time, row.lawyer_timezone) ?? Date.parse(`${row.slot_date}T${time}Z`)).toISOString();
+  const startsAt = at(row.start_time);
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
@@ -67,7 +73,7 @@ function view(row: ConsultationRow): Consultation {
     date: row.slot_date,
     startTime: row.start_time,
     endTime: row.end_time,
-    startsAt: at(row.start_time),
+    startsAt,
     endsAt: at(row.end_time),
     quote: quote(row),
     confirmationToken: row.confirmation_token,
@@ -75,6 +81,8 @@ function view(row: ConsultationRow): Consultation {
     status: row.status,
     refund: refundState(row),
     reviewId: row.review_id,
+    icsSequence: row.ics_sequence,
+    policy: personPolicy(Date.parse(startsAt), nowMs, row.status),
   };
 }
 
@@ -87,7 +95,7 @@ export class ConsultationsService {
    * (account deletion decides on upcoming consultations inside its own).
    */
   async listForUser(userId: string, db: Executor = this.deps.database.db): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
-    const all = (await listConsultationsOfUser(db, userId)).map(view);
+    const all = (await listConsultationsOfUser(db, userId)).map((row) => view(row, this.deps.clock.now().getTime()));
     const now = this.deps.clock.now().toISOString();
     return { upcoming: all.filter((c) => isUpcoming(c, now)), past: all.filter((c) => !isUpcoming(c, now)).reverse() };
   }
@@ -96,7 +104,7 @@ export class ConsultationsService {
   async getForUser(userId: string, id: string): Promise<Consultation | null> {
     if (!UUID.test(id)) return null;
     const row = await findConsultationOfUser(this.deps.database.db, userId, id.toLowerCase());
-    return row ? view(row) : null;
+    return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 
   /** The calendar file of one of the user's consultations (the same invitation as the receipt's); null otherwise. */
@@ -104,12 +112,12 @@ export class ConsultationsService {
     const c = await this.getForUser(userId, id);
     if (!c) return null;
     const link = `${this.deps.siteUrl}/confirm/${c.confirmationToken}`;
-    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale });
+    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale, sequence: c.icsSequence });
   }
 
   /** The consultation an intent became, if it is the user's. */
   async findForIntent(userId: string, intentId: string): Promise<Consultation | null> {
     const row = await findConsultationOfUserByIntent(this.deps.database.db, userId, intentId);
-    return row ? view(row) : null;
+    return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 }

@@ -14,29 +14,20 @@
  * that dies between the commit and the provider call leaves the row pending: the jobs' sweep
  * finishes pending refunds older than a minute with the same idempotency key.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import {
   cancelIfConfirmed,
   findConsultationOfLawyer,
-  findPaidAttempt,
-  findRefund,
-  finishRefund,
   freeConsultationTime,
-  insertRefund,
-  listStalePendingRefunds,
   listUpcomingConfirmedOfLawyer,
   type LawyerConsultationRow,
 } from '../../db/repositories/lawyer-consultations.repository.ts';
-import { findAttempt, transitionAttempt } from '../../db/repositories/payment.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
-import type { ConsultationRefundTable } from '../../db/schema.ts';
 import { euros, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
-import { idempotencyKey } from '../../payments/provider.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { conflict, invalidRequest, notFound } from '../errors.ts';
@@ -45,17 +36,13 @@ import type { Logger } from '../notify/mailer.ts';
 import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
 import { consultationUid } from './consultation-mail.ts';
 import { quote } from './quote.ts';
+import { ConsultationRefunds, openRefund, type MoneyBack, type RefundOutcome } from './refunds.ts';
 
+export { REFUND_SWEEP_AFTER_MS, type RefundOutcome } from './refunds.ts';
 export const LAWYER_CANCELLATION_KIND = 'consultation_cancelled_by_lawyer';
-/** A pending refund untouched this long is presumed orphaned by a dead process: the sweep finishes it. */
-export const REFUND_SWEEP_AFTER_MS = 60_000;
 export const REASON_MAX = 1000;
-const SWEEP_BATCH = 100;
 const DAY_MS = 86_400_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** What became of the money: refunded, released (never captured), nothing to give back (free), or still pending (the sweep retries). */
-export type RefundOutcome = 'refunded' | 'released' | 'none' | 'pending' | 'failed';
 
 export type CancelResult =
   | { outcome: 'cancelled'; consultationId: string; refund: RefundOutcome; refundId: string | null }
@@ -90,9 +77,11 @@ export function startsAtMs(row: Pick<LawyerConsultationRow, 'slot_date' | 'start
 
 export class LawyerCancellationService {
   private readonly logger: Logger;
+  private readonly refunds: ConsultationRefunds;
 
   constructor(private readonly deps: LawyerCancellationDeps) {
     this.logger = deps.logger ?? silent;
+    this.refunds = new ConsultationRefunds({ database: deps.database, clock: deps.clock, provider: deps.provider, logger: deps.logger });
   }
 
   /**
@@ -144,106 +133,25 @@ export class LawyerCancellationService {
       if (!(await cancelIfConfirmed(tx, { id: row.id, lawyerId, reason, at }))) return { outcome: 'not_confirmed' as const, status: 'cancelled_by_lawyer' };
       await freeConsultationTime(tx, row.booking_intent_id);
       await recordLawyerChanges(tx, [lawyerId], at);
-      const attempt = await findPaidAttempt(tx, row.booking_intent_id);
-      let refund: ConsultationRefundTable | null = null;
-      if (attempt) {
-        refund = {
-          id: randomUUID(),
-          consultation_id: row.id,
-          payment_attempt_id: attempt.id,
-          provider: attempt.provider,
-          amount_cents: attempt.amount_cents,
-          currency: attempt.currency,
-          initiated_by: 'lawyer',
-          status: 'pending',
-          provider_ref: null,
-          failure_code: null,
-          created_at: at,
-          updated_at: at,
-        };
-        await insertRefund(tx, refund);
-      }
-      const money = !attempt ? 'none' : attempt.status === 'captured' ? 'refund' : 'release';
-      const mailIds = await this.deps.mail.enqueue(tx, [cancellationMail({ row, reason, now, money, amountCents: attempt?.amount_cents ?? 0, siteUrl: this.deps.siteUrl })]);
-      return { outcome: 'cancelled' as const, row, refundId: refund?.id ?? null, mailIds };
+      const refund = await openRefund(tx, { consultationId: row.id, bookingIntentId: row.booking_intent_id, initiatedBy: 'lawyer', at });
+      const mailIds = await this.deps.mail.enqueue(tx, [cancellationMail({ row, reason, now, money: refund.money, amountCents: refund.amountCents, siteUrl: this.deps.siteUrl })]);
+      return { outcome: 'cancelled' as const, row, refundId: refund.refundId, mailIds };
     });
     if (done.outcome === 'not_confirmed') return done;
     this.deps.cache?.lawyersChanged([lawyerId]);
     void this.deps.mail.deliver(done.mailIds);
-    const refund = done.refundId ? await this.settleRefund(done.refundId) : 'none';
+    const refund = done.refundId ? await this.refunds.settle(done.refundId) : 'none';
     return { outcome: 'cancelled', consultationId: done.row.id, refund, refundId: done.refundId };
   }
 
-  /**
-   * Gives the money of a pending refund back at the provider and records the outcome. Safe to
-   * run twice at once (the original request and the sweep): the provider sees the same
-   * idempotency key and the row is finished once. A network failure leaves it pending.
-   */
-  async settleRefund(refundId: string): Promise<RefundOutcome> {
-    const db = this.deps.database.db;
-    const refund = await findRefund(db, refundId);
-    if (!refund) return 'none';
-    if (refund.status !== 'pending') return refund.status === 'succeeded' ? 'refunded' : 'failed';
-    const { provider } = this.deps;
-    if (refund.provider !== provider.name) {
-      this.logger.warn({ refund: refund.id, provider: refund.provider }, 'refund of another payment provider left pending');
-      return 'pending';
-    }
-    try {
-      for (let tries = 0; tries < 3; tries++) {
-        const attempt = await findAttempt(db, refund.payment_attempt_id);
-        if (!attempt?.payment_ref) return this.finish(refund, 'failed', null, 'no_payment');
-        const at = this.deps.clock.now().toISOString();
-        if (attempt.status === 'authorized') {
-          // Never captured: release the authorization instead of capturing and refunding. Claimed
-          // first, so the payments sweep does not capture it meanwhile; a lost claim reads again.
-          if (!(await transitionAttempt(db, attempt.id, ['authorized'], { status: 'voided', voided_at: at, updated_at: at }))) continue;
-          await provider.void(attempt.payment_ref, idempotencyKey(attempt.id, 'void'));
-          return this.finish(refund, 'succeeded', attempt.payment_ref, null, 'released');
-        }
-        if (attempt.status === 'voided') {
-          // Claimed earlier by a process that may have died before telling the provider: voiding again is a no-op there.
-          await provider.void(attempt.payment_ref, idempotencyKey(attempt.id, 'void'));
-          return this.finish(refund, 'succeeded', attempt.payment_ref, null, 'released');
-        }
-        if (attempt.status !== 'captured') return this.finish(refund, 'failed', null, `payment_${attempt.status}`);
-        const result = await provider.refund({
-          paymentRef: attempt.payment_ref,
-          amountCents: refund.amount_cents,
-          idempotencyKey: refund.id,
-          // A destination charge (Stripe Connect, docs/payments.md#connect): the refund also takes
-          // back the transfer to her account and the platform's fee, so both sides return in full.
-          reverseTransfer: attempt.destination_account != null,
-          consultationId: refund.consultation_id,
-        });
-        return result.ok ? this.finish(refund, 'succeeded', result.ref, null) : this.finish(refund, 'failed', null, result.code);
-      }
-      return 'pending';
-    } catch (err) {
-      this.logger.error({ err, refund: refund.id }, 'refund failed; the sweep retries it');
-      return 'pending';
-    }
+  /** Gives the money of a pending refund back (ConsultationRefunds.settle): kept for the console and the tests. */
+  settleRefund(refundId: string): Promise<RefundOutcome> {
+    return this.refunds.settle(refundId);
   }
 
-  private async finish(refund: ConsultationRefundTable, status: 'succeeded' | 'failed', ref: string | null, code: string | null, what: RefundOutcome = 'refunded'): Promise<RefundOutcome> {
-    const finished = await finishRefund(this.deps.database.db, refund.id, { status, provider_ref: ref, failure_code: code, at: this.deps.clock.now().toISOString() });
-    if (!finished) {
-      const now = await findRefund(this.deps.database.db, refund.id);
-      return now?.status === 'succeeded' ? what : now?.status === 'failed' ? 'failed' : 'pending';
-    }
-    if (status === 'failed') this.logger.error({ refund: refund.id, code }, 'refund refused by the payment provider: settle it by hand');
-    return status === 'succeeded' ? what : 'failed';
-  }
-
-  /** The sweep: finishes refunds left pending by a process that stopped (or a provider outage). */
-  async finishPendingRefunds(): Promise<number> {
-    const before = new Date(this.deps.clock.now().getTime() - REFUND_SWEEP_AFTER_MS).toISOString();
-    let finished = 0;
-    for (const id of await listStalePendingRefunds(this.deps.database.db, before, SWEEP_BATCH)) {
-      const outcome = await this.settleRefund(id);
-      if (outcome !== 'pending') finished++;
-    }
-    return finished;
+  /** The sweep (jobs): finishes every pending refund, the lawyer's and the person's alike. */
+  finishPendingRefunds(): Promise<number> {
+    return this.refunds.finishPending();
   }
 }
 
@@ -257,7 +165,7 @@ function zoneLabel(date: string, time: string, timezone: string, locale: Locale)
  * The person's email: in their language, the lawyer's reason, what happens to the money, and the
  * cancellation of the invitation they were sent (same UID, SEQUENCE above the original's).
  */
-export function cancellationMail(c: { row: LawyerConsultationRow; reason: string; now: Date; money: 'refund' | 'release' | 'none'; amountCents: number; siteUrl: string }): OutgoingMail {
+export function cancellationMail(c: { row: LawyerConsultationRow; reason: string; now: Date; money: MoneyBack; amountCents: number; siteUrl: string }): OutgoingMail {
   const { row } = c;
   const locale: Locale = isLocale(row.person_locale) ? row.person_locale : 'es';
   const t = messages(locale).mail;

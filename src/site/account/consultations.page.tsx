@@ -7,9 +7,10 @@ import { Layout } from '../ui/layout.tsx';
 import { holdInstants } from '../booking/confirm.page.tsx';
 import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
 import { ReviewInvitation } from '../reviews/review.page.tsx';
+import { ChangeLinks } from '../consultation-change/links.tsx';
 
 /** The consultation's time in the lawyer's zone, and in the visitor's when it differs. */
-function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
+export function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { startMs, endMs } = holdInstants({ startsAtIso: c.startsAt, startTime: c.startTime, endTime: c.endTime });
   return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
 }
@@ -46,6 +47,7 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
         {t.account.paid}{colon(ctx.locale)}{euros(c.quote.totalCents, ctx.locale)}
       </p>
       <ReviewInvitation ctx={ctx} c={c} />
+      <ChangeLinks ctx={ctx} c={c} />
       {/* A cancelled consultation has nothing to add to a calendar (the email's METHOD:CANCEL removed it). */}
       {CANCELLED.has(c.status) ? null : (
         <p>
@@ -126,6 +128,7 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         ) : null}
       </dl>
       <ZoneChooser ctx={ctx} lawyerZone={c.lawyer.timezone} reload />
+      <ChangeLinks ctx={ctx} c={c} />
       {CANCELLED.has(c.status) ? null : (
         <p>
           <a class="button" href={`/consultations/${c.id}.ics`} download>

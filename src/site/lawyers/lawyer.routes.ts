@@ -10,8 +10,7 @@ import type { AccessService } from '../../domain/access/access.service.ts';
 import type { BookingService } from '../../domain/booking/booking.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import type { TrustService } from '../../domain/directory/trust.service.ts';
-import { addDays } from '../../domain/directory/zoned-time.ts';
-import { chooseWeek, mondayOf, validDate, weekStrip } from './week-strip.ts';
+import { loadWeek } from './week-strip.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { SiteContext } from '../context.ts';
 import { HoldLimitPage } from '../booking/hold-limit.page.tsx';
@@ -57,20 +56,9 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
       return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras }));
     });
 
-    /**
-     * The week strip: the week (Monday to Sunday, in the lawyer's zone) holding `query.week`
-     * (default: this week), and the chosen day in it. Untrusted query text: anything malformed,
-     * past or too far ahead is the default, never an error page.
-     */
+    /** The booking page of the week asked for (week-strip.ts loadWeek: untrusted query text falls back to defaults). */
     const times = async (id: string, query: { week?: unknown; day?: unknown; start_date?: unknown }) => {
-      const current = await orNotFound(id, () => directory.getAvailability(id, {}));
-      const today = current.start_date;
-      const week = chooseWeek(today, validDate(query.week) ?? validDate(query.start_date));
-      // One 14-day window from the week's first bookable day: this week, and enough of the next
-      // to know whether a next week exists (the lawyer's horizon ends the generated times).
-      const from = week < today ? today : week;
-      const availability = from === today ? current : await directory.getAvailability(id, { start_date: from });
-      const strip = weekStrip(availability, week, today, validDate(query.day));
+      const { availability, strip, week, prevWeek, nextWeek } = await orNotFound(id, () => loadWeek((start) => directory.getAvailability(id, start ? { start_date: start } : {}), query));
       const link = (w: string, d?: string) => `/lawyers/${availability.lawyer_id}/book?week=${w}${d ? `&day=${d}` : ''}`;
       const page = (ctx: SiteContext, nonce: string, notice: 'taken' | null) =>
         h(BookPage, {
@@ -80,8 +68,8 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
           dayLink: (d: string) => link(week, d),
           nonce,
           notice,
-          prev: week > mondayOf(today) ? link(addDays(week, -7)) : null,
-          next: strip.hasLater ? link(addDays(week, 7)) : null,
+          prev: prevWeek ? link(prevWeek) : null,
+          next: nextWeek ? link(nextWeek) : null,
         });
       return { availability, page };
     };

@@ -76,3 +76,32 @@ export function weekStrip(a: AvailabilityResponse, week: string, today: string, 
   const selected = askedDay && bookable.some((d) => d.date === askedDay) ? askedDay : (bookable[0]?.date ?? null);
   return { week, days, selected, hasLater };
 }
+
+/** What the week strip shows: the availability window, the strip, and the weeks either side (null at the ends). */
+export interface LoadedWeek {
+  availability: AvailabilityResponse;
+  strip: WeekStrip;
+  week: string;
+  prevWeek: string | null;
+  nextWeek: string | null;
+}
+
+/**
+ * The week (Monday to Sunday, in the lawyer's zone) holding `query.week` (default: this week)
+ * and the chosen day in it, from one 14-day availability window starting at the week's first
+ * bookable day: this week, and enough of the next to know whether a next week exists (the
+ * lawyer's horizon ends the generated times). Untrusted query text: anything malformed, past or
+ * too far ahead is the default, never an error page. The booking page and the move page use it.
+ */
+export async function loadWeek(
+  availabilityOf: (start: string | undefined) => Promise<AvailabilityResponse>,
+  query: { week?: unknown; day?: unknown; start_date?: unknown },
+): Promise<LoadedWeek> {
+  const current = await availabilityOf(undefined);
+  const today = current.start_date;
+  const week = chooseWeek(today, validDate(query.week) ?? validDate(query.start_date));
+  const from = week < today ? today : week;
+  const availability = from === today ? current : await availabilityOf(from);
+  const strip = weekStrip(availability, week, today, validDate(query.day));
+  return { availability, strip, week, prevWeek: week > mondayOf(today) ? addDays(week, -7) : null, nextWeek: strip.hasLater ? addDays(week, 7) : null };
+}

@@ -1,0 +1,176 @@
+/**
+ * The person's cancel and move pages (docs/booking-intents.md#cancel-or-move). The cancel page
+ * says exactly what a cancellation does now — the refund, or that there is none — before the
+ * person confirms; the move page offers the lawyer's free times in the booking page's week strip.
+ */
+import type { Consultation } from '../../domain/booking/consultations.service.ts';
+import type { AvailabilityResponse } from '../../contract/directory.ts';
+import { formatDay, formatTime } from '../../i18n/format.ts';
+import { stateText, When } from '../account/consultations.page.tsx';
+import { BookingScript } from '../booking/zone.tsx';
+import type { SiteContext } from '../context.ts';
+import type { WeekStrip } from '../lawyers/week-strip.ts';
+import { WeekStripNav } from '../lawyers/week-strip-nav.tsx';
+import { BackLink, Notice, PostForm, euros } from '../ui/components.tsx';
+import { Layout } from '../ui/layout.tsx';
+import { freeUntilText } from './links.tsx';
+
+/** The consultation as it stands: lawyer, time (both zones), paid, and its state when not simply confirmed. */
+function Facts({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
+  const t = ctx.t;
+  const state = stateText(ctx, c);
+  return (
+    <dl class="facts">
+      <dt>{t.confirm.lawyer}</dt>
+      <dd>{c.lawyer.name}</dd>
+      <dt>{t.changeBooking.current}</dt>
+      <dd>
+        <When ctx={ctx} c={c} />
+      </dd>
+      <dt>{t.changeBooking.paid}</dt>
+      <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
+      {state ? (
+        <>
+          <dt>{t.account.state.label}</dt>
+          <dd>{state}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+function Back({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
+  return (
+    <p>
+      <BackLink ctx={ctx} href={`/consultations/${c.id}`}>
+        {ctx.t.account.detailTitle}
+      </BackLink>
+    </p>
+  );
+}
+
+export interface CancelPageProps {
+  ctx: SiteContext;
+  c: Consultation;
+  /** `changed`: the terms changed between reading and confirming; `done`: it was cancelled just now. */
+  notice?: 'changed' | 'done' | null;
+}
+
+export function CancelPage({ ctx, c, notice }: CancelPageProps) {
+  const t = ctx.t.changeBooking;
+  const p = c.policy;
+  const open = p.canCancelWithRefund || p.canCancelWithoutRefund;
+  const amount = euros(c.quote.totalCents, ctx.locale);
+  const free = c.quote.totalCents === 0;
+  return (
+    <Layout ctx={ctx} title={t.cancelTitle} section="consultations" narrow>
+      <h1>{t.cancelTitle}</h1>
+      {notice === 'done' ? (
+        <Notice kind="ok" role="status">
+          <p>{t.cancelled}</p>
+        </Notice>
+      ) : null}
+      {notice === 'changed' ? (
+        <Notice kind="warn" role="alert">
+          <p>{t.changed}</p>
+        </Notice>
+      ) : null}
+      <Facts ctx={ctx} c={c} />
+      {notice === 'done' ? null : !open ? (
+        <Notice kind="warn">
+          <p>{t.cannotChange}</p>
+        </Notice>
+      ) : (
+        <section aria-labelledby="what-happens">
+          <h2 id="what-happens">{t.whatHappens}</h2>
+          <Notice kind={p.canCancelWithRefund ? 'ok' : 'bad'}>
+            <p>
+              <strong>{free ? t.nothingPaid : p.canCancelWithRefund ? t.refundInFull(amount) : t.noRefund(amount)}</strong>
+            </p>
+            <p>{p.canCancelWithRefund ? ctx.t.policy.freeUntil(freeUntilText(ctx, c)) : ctx.t.policy.late}</p>
+          </Notice>
+          <p>{t.timeFreed}</p>
+          <p class="meta">{ctx.t.policy.summary}</p>
+          <PostForm ctx={ctx} action={`/consultations/${c.id}/cancel`} once>
+            {/* What this page promised: if the terms change before the form arrives, nothing is done and the page says so. */}
+            <input type="hidden" name="refund" value={p.canCancelWithRefund ? '1' : '0'} />
+            <div class="actions">
+              <button type="submit" class="danger">
+                {p.canCancelWithRefund || free ? t.confirmCancel : t.confirmCancelNoRefund}
+              </button>
+              <a class="button secondary" href={`/consultations/${c.id}`}>
+                {t.keep}
+              </a>
+            </div>
+          </PostForm>
+        </section>
+      )}
+      <Back ctx={ctx} c={c} />
+      <BookingScript ctx={ctx} />
+    </Layout>
+  );
+}
+
+export interface MovePageProps {
+  ctx: SiteContext;
+  c: Consultation;
+  /** The lawyer's free times (null when it cannot be moved now, or she is no longer listed). */
+  times: { availability: AvailabilityResponse; strip: WeekStrip; dayLink: (date: string) => string; prev: string | null; next: string | null } | null;
+  notice?: 'taken' | 'done' | null;
+}
+
+export function MovePage({ ctx, c, times, notice }: MovePageProps) {
+  const t = ctx.t.changeBooking;
+  const p = c.policy;
+  const sel = times ? (times.strip.days.find((d) => d.date === times.strip.selected) ?? null) : null;
+  return (
+    <Layout ctx={ctx} title={t.moveTitle} section="consultations">
+      <h1>{t.moveTitle}</h1>
+      {notice === 'done' ? (
+        <Notice kind="ok" role="status">
+          <p>{t.moved}</p>
+        </Notice>
+      ) : null}
+      {notice === 'taken' ? (
+        <Notice kind="warn" role="alert">
+          <p>{t.taken}</p>
+        </Notice>
+      ) : null}
+      <Facts ctx={ctx} c={c} />
+      {notice === 'done' ? null : !p.canMove ? (
+        <Notice kind="warn">
+          <p>{p.canCancelWithoutRefund ? t.cannotMove : t.cannotChange}</p>
+        </Notice>
+      ) : times ? (
+        <>
+          <p>{t.moveIntro}</p>
+          <p class="meta">{ctx.t.policy.move}</p>
+          <WeekStripNav ctx={ctx} strip={times.strip} dayLink={times.dayLink} prev={times.prev} next={times.next} />
+          {times.strip.days.every((d) => d.slots.length === 0) ? <p class="no-times">{t.noTimes}</p> : null}
+          {sel ? (
+            <PostForm ctx={ctx} action={`/consultations/${c.id}/move`} once>
+              <section class="day" aria-labelledby="day-times">
+                <h2 id="day-times">{formatDay(sel.date, ctx.locale)}</h2>
+                <ul class="times">
+                  {sel.slots.map((s) => (
+                    <li>
+                      <button type="submit" name="slot" value={`${s.date}|${s.start_time}|${s.end_time}`} class="secondary" aria-label={t.moveTo(`${formatDay(s.date, ctx.locale)}`, formatTime(s.start_time))}>
+                        {formatTime(s.start_time)}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            </PostForm>
+          ) : null}
+        </>
+      ) : (
+        <Notice kind="warn">
+          <p>{t.cannotChange}</p>
+        </Notice>
+      )}
+      <Back ctx={ctx} c={c} />
+      <BookingScript ctx={ctx} />
+    </Layout>
+  );
+}
