@@ -253,6 +253,8 @@ export function listRecentReviews(db: Executor, lawyerId: string, limit: number)
     .select(['rating', 'comment', 'created_at'])
     .where('lawyer_id', '=', lawyerId)
     .where('verified_client', '=', 1)
+    // Hidden by the operator after a report (docs/reviews.md): shown nowhere.
+    .where('hidden_at', 'is', null)
     .orderBy('created_at', (ob) => ob.desc().nullsLast())
     .orderBy('id')
     .limit(limit)
