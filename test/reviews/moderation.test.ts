@@ -318,6 +318,18 @@ for (const target of databaseTargets()) {
       assert.equal((await db().selectFrom('operator_audit').select('id').where('target_id', '=', l.low).execute()).length, 0);
     });
 
+    it("deleting the reporter's account keeps the report for the moderation record, without the account", async () => {
+      const l = await lawyerWithReviews();
+      const person = await signedIn(ctx, `leaving-${target.name}@example.com`);
+      await person.client.get(`/reviews/${l.mid}/report`);
+      assert.equal((await person.client.post(`/reviews/${l.mid}/report`, { reason: 'spam', details: 'Advertising.' })).statusCode, 303);
+      await ctx.app.services.deletion.deleteByOperator({ type: 'operator' }, person.email);
+      const rows = await db().selectFrom('review_reports').selectAll().where('review_id', '=', l.mid).execute();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.user_id, null);
+      assert.equal(rows[0]!.reason, 'spam');
+    });
+
     it('unknown review ids: 404 pages, never a 500', async () => {
       const someone = anonymous('192.0.2.40');
       assert.equal((await someone.get('/reviews/not-a-review/report')).statusCode, 404);
