@@ -1894,7 +1894,7 @@ export const es: Messages = {
   // Issue 20, lawyers' portal and operator console (Spanish and English only): answering reviews, moderating them.
   reviewAnswers: {
     title: 'Reseñas',
-    intro: 'Reseñas de sus clientes, tras una consulta que reservaron y se celebró. Puede responder a cada una una sola vez, en público: la respuesta aparece bajo la reseña en su perfil y no se puede cambiar después.',
+    intro: 'Reseñas de su clientela, tras una consulta reservada y celebrada. Puede responder a cada una una sola vez, en público: la respuesta aparece bajo la reseña en su perfil y no se puede cambiar después.',
     none: 'Todavía no tiene reseñas. Tras cada consulta celebrada se invita a la persona a escribir una.',
     stars: (n: number) => `${n} de 5`,
     written: (when: string) => `Consulta verificada · ${when}`,
