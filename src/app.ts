@@ -21,6 +21,10 @@ import { reviewsArea } from './site/reviews/reviews.routes.ts';
 import { ReviewsService } from './domain/reviews/reviews.service.ts';
 import { consultationChangeArea } from './site/consultation-change/change.routes.ts';
 import { PersonChangeService } from './domain/booking/person-change.service.ts';
+import { lawyerReviewsArea } from './site/lawyer-reviews/lawyer-reviews.routes.ts';
+import { reviewReportsArea } from './site/review-reports/report.routes.ts';
+import { reviewModerationArea } from './site/operator/reviews.routes.ts';
+import { ReviewModerationService } from './domain/reviews/review-moderation.service.ts';
 import { firmLawyersArea } from './site/firm-lawyers/firm-lawyers.routes.ts';
 import { EarningsService } from './domain/payments/earnings.service.ts';
 import { PayoutsService } from './domain/payments/payouts.service.ts';
@@ -166,6 +170,8 @@ export interface App {
     lawyerCalendar: CalendarService;
     /** A lawyer's earnings from the payment ledger (docs/lawyers.md#earnings-and-payouts). */
     earnings: EarningsService;
+    /** Answers, reports and the operator's moderation of reviews (docs/reviews.md). */
+    reviewModeration: ReviewModerationService;
     /** Her Stripe Connect Express account (docs/payments.md#connect). */
     payouts: PayoutsService;
     /** Firms' lawyers: invitations, her consent, what owners see (docs/keys-and-firms.md). */
@@ -491,6 +497,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const deletion = new AccountDeletionService({ database, clock, accounts, booking, consultations, mail, caches: { keys: access, grants: accessTokens }, logger: fastify.log });
   const firmLawyers = new FirmLawyersService({ database, clock, accounts, earnings });
   const reminders = new RemindersService({ database, clock, mail, siteUrl: config.siteUrl });
+  // Reporters' address hashes are keyed with FENCE_SECRET (set it in production: a random one per process gives other hashes after a restart).
+  const reviewModeration = new ReviewModerationService({ database, clock, limiter, reporterSalt: `review-reports:${config.fenceSecret}`, caches: { directory: directoryCache }, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; review report let through') });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access }, consultations: lawyerCancellation }), gettingStarted: new GettingStartedService({ database, clock }) };
   await fastify.register(sitePlugin, {
     config,
@@ -512,6 +520,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       firmsArea(dashboard),
       operatorArea(dashboard),
       applicationsQueueArea({ dashboard, review: new ApplicationReviewService({ database, verification, applications }), verification }),
+      reviewModerationArea({ dashboard, moderation: reviewModeration }),
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
@@ -521,6 +530,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       lawyerConsultationsArea({ consultations: lawyerConsultations, cancellation: lawyerCancellation, portal: lawyerPortal }),
       lawyerPortalArea({ portal: lawyerPortal, calendar: lawyerCalendar }),
       lawyerEarningsArea({ earnings, payouts, firmLawyers, portal: lawyerPortal, siteUrl: config.siteUrl }),
+      lawyerReviewsArea({ moderation: reviewModeration, portal: lawyerPortal }),
+      reviewReportsArea({ moderation: reviewModeration }),
       firmLawyersArea({ firmLawyers }),
       reviewsArea({ reviews }),
       consultationChangeArea({ consultations, change: personChange, directory }),
@@ -558,5 +569,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
 
-  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders, reviews, personChange } };
+  return { fastify, routes, metrics, services: { directory, directoryCache, trust, keys, accounts, webhooks, usage, access, requestLog, limiter, booking, idempotency, payments, mail, sessions, signIn, consultations, passkeys, connectedApps, accessTokens, deletion, verification, applications, calendarFeeds, lawyerConsultations, lawyerCancellation, lawyerPortal, lawyerCalendar, earnings, payouts, firmLawyers, reminders, reviews, personChange, reviewModeration } };
 }

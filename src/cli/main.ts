@@ -21,6 +21,7 @@ import { runMailCommand } from './mail.commands.ts';
 import { runWebhooksCommand } from './webhooks.commands.ts';
 import { runOperatorsCommand } from './operator.commands.ts';
 import { runLawyersCommand } from './lawyers.commands.ts';
+import { runReviewsCommand } from './reviews.commands.ts';
 import { runOAuthCommand } from './oauth.commands.ts';
 import { runUsersCommand } from './users.commands.ts';
 import { runBackupCommand } from './backup.commands.ts';
@@ -87,6 +88,11 @@ Usage: consulta <command> [options]   (every command accepts --json)
   lawyers unverify|list|unlist LAWYER_ID
                               the console's switches; all audited, and a running
                               server sees them within DIRECTORY_REFRESH_MS
+  reviews reports | reviews show REVIEW_ID
+  reviews hide REVIEW_ID --reason R --note TEXT | reviews restore REVIEW_ID --note TEXT
+  reviews keep REVIEW_ID [--note TEXT]
+                              review moderation, as the console's Reviews tab: hiding and
+                              restoring recompute the lawyer's average; all audited
   oauth clients | oauth grants [--user EMAIL] | oauth revoke GRANT_ID
                               AI apps connected to the MCP server (docs/mcp.md): the
                               clients, who granted what; revoking ends a grant's tokens
@@ -267,6 +273,8 @@ export async function run(argv: string[]): Promise<number> {
       const runOperator = command === 'operators' ? runOperatorsCommand : runLawyersCommand;
       return withExistingDatabase(config, command, json, (database) => runOperator({ config, database, args, flags, json }));
     }
+    case 'reviews':
+      return withExistingDatabase(config, command, json, (database) => runReviewsCommand({ config, database, args, flags, json }));
     case 'oauth':
       return withExistingDatabase(config, command, json, (database) => runOAuthCommand({ config, database, args, flags, json }));
     case 'users':

@@ -538,6 +538,8 @@ for (const target of databaseTargets()) {
         /^\/\.well-known\/(oauth-authorization-server|openid-configuration|oauth-protected-resource)(\/|$)/,
         /^\/$/,
         /^\/(assets|lawyers|confirm|consultations|developer|firms|operator|account)(\/|$)/,
+        // Reporting a review (src/site/review-reports).
+        /^\/reviews\/[^/]+\/report(\/sent)?$/,
         /^\/(sign-in|sign-out)(\/|$)/,
         /^\/booking\/test-mode$/,
         /^\/time-zone$/,

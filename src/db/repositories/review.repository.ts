@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { ReviewTable } from '../schema.ts';
+import { bumpDirectoryVersion, recordLawyerChanges } from './reference.repository.ts';
 import type { Executor } from './types.ts';
 
 export type ReviewRow = Pick<ReviewTable, 'id' | 'lawyer_id' | 'rating' | 'comment' | 'created_at'> & {
@@ -123,5 +124,18 @@ export async function recomputeLawyerAggregates(db: Executor, lawyerId: string):
     importedVerifiedReviews: Number(imported.n),
   });
   await db.updateTable('lawyers').set(values).where('id', '=', lawyerId).execute();
+  return values;
+}
+
+/**
+ * A review was written, edited, hidden or restored: her aggregates recomputed, and, since the
+ * rating orders search results, the directory version bumped (the search index is rebuilt) and the
+ * change recorded for every process's caches (the caller's process drops its own after the commit).
+ * Call it inside the transaction that changed the reviews.
+ */
+export async function reviewsChanged(db: Executor, lawyerId: string, nowIso: string): Promise<LawyerAggregates> {
+  const values = await recomputeLawyerAggregates(db, lawyerId);
+  await bumpDirectoryVersion(db, nowIso);
+  await recordLawyerChanges(db, [lawyerId], nowIso);
   return values;
 }

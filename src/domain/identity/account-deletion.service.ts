@@ -44,6 +44,7 @@ import {
   revokeApiKeysOfUser,
 } from '../../db/repositories/account-deletion.repository.ts';
 import { deleteContactMessagesOf } from '../../db/repositories/contact.repository.ts';
+import { detachReviewReports } from '../../db/repositories/review-moderation.repository.ts';
 import { lockUserForIntents } from '../../db/repositories/agent-booking.repository.ts';
 import { isOperator } from '../../db/repositories/passkey.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
@@ -317,6 +318,8 @@ export class AccountDeletionService {
       await deleteNotificationsOfUser(tx, userId);
       await eraseIntentAddressesOfUser(tx, userId);
       await deleteContactMessagesOf(tx, userId, user.email);
+      // Reports the person made stay for the moderation record, without the account (DELETION_DECISIONS).
+      await detachReviewReports(tx, userId);
       const tombstone = `${TOMBSTONE_PREFIX}${userId}`;
       await eraseAcceptedInvitationAddresses(tx, userId, tombstone);
       await anonymiseReviewsOfUser(tx, userId);

@@ -1,6 +1,7 @@
 /**
  * The operator's audit log: every operator action (a key's tier, suspension and lifting, a
- * lawyer's verification and listing, operators added and removed, accounts deleted) leaves one
+ * lawyer's verification and listing, operators added and removed, accounts deleted, reviews
+ * hidden, restored or kept after a report) leaves one
  * entry, written in the action's own transaction, so an action without its entry cannot be
  * committed. Actions that change nothing (the tier the key already has) and refused ones leave none.
  */
@@ -8,10 +9,10 @@ import { insertAuditEntry, type AuditRow } from '../../db/repositories/operator.
 import type { Executor } from '../../db/repositories/types.ts';
 import type { OperatorIdentity } from '../access/types.ts';
 
-export const AUDIT_ACTIONS = ['key.set_tier', 'key.suspend', 'key.unsuspend', 'lawyer.verify', 'lawyer.unverify', 'lawyer.list', 'lawyer.unlist', 'lawyer.refuse', 'lawyer.suspend', 'lawyer.reinstate', 'operator.add', 'operator.remove', 'user.delete'] as const;
+export const AUDIT_ACTIONS = ['key.set_tier', 'key.suspend', 'key.unsuspend', 'lawyer.verify', 'lawyer.unverify', 'lawyer.list', 'lawyer.unlist', 'lawyer.refuse', 'lawyer.suspend', 'lawyer.reinstate', 'operator.add', 'operator.remove', 'user.delete', 'review.hide', 'review.restore', 'review.keep'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export type AuditTargetType = 'key' | 'lawyer' | 'user';
+export type AuditTargetType = 'key' | 'lawyer' | 'user' | 'review';
 
 export interface AuditTarget {
   type: AuditTargetType;

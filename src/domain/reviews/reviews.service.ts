@@ -17,11 +17,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
-import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import {
   findReviewOfConsultation,
   insertReviewOnce,
-  recomputeLawyerAggregates,
+  reviewsChanged,
   updateReviewText,
   type LawyerAggregates,
   type ReviewRow,
@@ -221,8 +220,6 @@ export class ReviewsService {
   }
 
   private async aggregatesChanged(trx: Executor, lawyerId: string, nowIso: string): Promise<LawyerAggregates> {
-    const values = await recomputeLawyerAggregates(trx, lawyerId);
-    await recordLawyerChanges(trx, [lawyerId], nowIso);
-    return values;
+    return reviewsChanged(trx, lawyerId, nowIso);
   }
 }

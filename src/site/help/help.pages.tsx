@@ -22,6 +22,14 @@ export function HelpPage({ ctx }: { ctx: SiteContext }) {
           </li>
         ))}
       </ul>
+      <ul class="help-links">
+        <li>
+          <a href="/help/verification">{ctx.t.lawyer.trust.howWeVerify}</a>
+        </li>
+        <li>
+          <a href="/help/reviews">{ctx.t.reviewReports.howVerified}</a>
+        </li>
+      </ul>
       <section class="card" aria-labelledby="more-help">
         <h2 id="more-help">{t.more}</h2>
         <p>{t.moreText}</p>

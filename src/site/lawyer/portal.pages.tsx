@@ -9,10 +9,10 @@ import type { SiteContext } from '../context.ts';
 import { Notice } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
 
-export type PortalSection = 'overview' | 'profile' | 'consultation' | 'calendar' | 'consultations' | 'earnings' | 'calendar-feed';
+export type PortalSection = 'overview' | 'profile' | 'consultation' | 'calendar' | 'consultations' | 'earnings' | 'calendar-feed' | 'reviews';
 
 /** The portal's pages, in the navigation's order. */
-export const PORTAL_PAGES: ReadonlyArray<{ section: PortalSection; href: string; key: 'overview' | 'profile' | 'consultation' | 'calendar' | 'consultations' | 'earnings' | 'calendarFeed' }> = [
+export const PORTAL_PAGES: ReadonlyArray<{ section: PortalSection; href: string; key: 'overview' | 'profile' | 'consultation' | 'calendar' | 'consultations' | 'earnings' | 'calendarFeed' | 'reviews' }> = [
   { section: 'overview', href: '/lawyer', key: 'overview' },
   { section: 'profile', href: '/lawyer/profile', key: 'profile' },
   { section: 'consultation', href: '/lawyer/consultation', key: 'consultation' },
@@ -20,6 +20,7 @@ export const PORTAL_PAGES: ReadonlyArray<{ section: PortalSection; href: string;
   { section: 'consultations', href: '/lawyer/consultations', key: 'consultations' },
   { section: 'earnings', href: '/lawyer/earnings', key: 'earnings' },
   { section: 'calendar-feed', href: '/lawyer/calendar-feed', key: 'calendarFeed' },
+  { section: 'reviews', href: '/lawyer/reviews', key: 'reviews' },
 ];
 
 export interface PortalLayoutProps {

@@ -17,7 +17,7 @@ import { ModeBadge, StatusBadge } from '../developer/keys.page.tsx';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { DashboardLayout } from '../ui/dashboard.tsx';
 
-export type ConsoleTab = 'search' | 'applications' | 'lawyers' | 'requests' | 'audit';
+export type ConsoleTab = 'search' | 'applications' | 'reviews' | 'lawyers' | 'requests' | 'audit';
 
 const when = (ctx: SiteContext, iso: string | null, empty = '—') => (iso ? formatInstant(iso, 'Europe/Madrid', ctx.locale) : empty);
 const enc = encodeURIComponent;
@@ -28,6 +28,7 @@ export function Frame({ ctx, title, tab, children }: { ctx: SiteContext; title: 
   const tabs: Array<[ConsoleTab, string, string]> = [
     ['search', '/operator', t.tabSearch],
     ['applications', '/operator/applications', ctx.t.applicationsQueue.tab],
+    ['reviews', '/operator/reviews', ctx.t.reviewModeration.tab],
     ['lawyers', '/operator/lawyers', t.tabLawyers],
     ['requests', '/operator/requests', t.tabRequests],
     ['audit', '/operator/audit', t.tabAudit],
@@ -417,6 +418,10 @@ function detailText(ctx: SiteContext, entry: AuditEntry): string {
     case 'lawyer.list':
     case 'lawyer.unlist':
       return t.detailPublic(d.public_before === true, d.public_after === true);
+    case 'review.hide':
+    case 'review.restore':
+    case 'review.keep':
+      return ctx.t.reviewModeration.auditDetail(s(d.reason) || s(d.hidden_reason), s(d.note));
     default:
       return '';
   }
@@ -426,6 +431,7 @@ function targetHref(entry: AuditEntry): string | null {
   if (entry.target.type === 'key') return `/operator/keys/${entry.target.id}`;
   if (entry.target.type === 'lawyer') return `/operator/lawyers/${entry.target.id}`;
   if (entry.target.type === 'user') return `/operator/users/${entry.target.id}`;
+  if (entry.target.type === 'review') return `/operator/reviews/${entry.target.id}`;
   return null;
 }
 

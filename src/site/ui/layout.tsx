@@ -50,6 +50,7 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
     { href: '/help', text: f.footer.helpCentre, current: current('help') },
     { href: '/contact', text: f.footer.contact, current: current('contact') },
     { href: '/help/verification', text: t.lawyer.trust.howWeVerify },
+    { href: '/help/reviews', text: t.reviewReports.howVerified },
   ];
   const legalLinks: FooterLink[] = [
     { href: '/legal/aviso-legal', text: f.legalNav.notice },
