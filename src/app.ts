@@ -62,6 +62,7 @@ import { trustArea } from './site/trust/trust.routes.ts';
 import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
 import { confirmArea } from './site/booking/confirm.routes.ts';
+import { PurchaseService } from './domain/booking/purchase.service.ts';
 import { ConsultationsService } from './domain/booking/consultations.service.ts';
 import { badRequestPage, siteCookies, sitePlugin } from './site/plugin.ts';
 import { accountArea } from './site/account/account.routes.ts';
@@ -488,7 +489,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       trustArea(),
       docsArea(config),
       testModeArea,
-      confirmArea({ payments, directory, consultations, siteUrl: config.siteUrl }),
+      confirmArea({ payments, directory, consultations, purchase: new PurchaseService({ database, clock }), clock, siteUrl: config.siteUrl }),
       accountArea({ config, cookies, signIn, sessions, consultations, holds: { payments, directory } }),
       zoneArea({ cookies }),
       overviewArea(dashboard),

@@ -1,5 +1,5 @@
 /** Consultations (confirmed bookings) as their owner sees them, with the lawyer's name and zone. */
-import type { ConsultationStatus } from '../schema.ts';
+import type { ConsultationFormat, ConsultationStatus } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export interface ConsultationRow {
@@ -24,6 +24,14 @@ export interface ConsultationRow {
   refund_status: string | null;
   /** The payment the refund gives back: `voided` when the authorization was released, never captured. */
   refund_payment_status: string | null;
+  // -- what was bought (0033; src/domain/booking/purchase.ts) --
+  format?: ConsultationFormat | null;
+  note?: string | null;
+  phone_e164?: string | null;
+  person_timezone?: string | null;
+  consultation_minutes: number;
+  video_url: string | null;
+  office_address: string | null;
 }
 
 function base(db: Executor) {
@@ -53,6 +61,13 @@ function base(db: Executor) {
       'c.status',
       'r.status as refund_status',
       'pa.status as refund_payment_status',
+      'c.format',
+      'c.note',
+      'c.phone_e164',
+      'c.person_timezone',
+      'l.consultation_minutes',
+      'l.video_url',
+      'l.office_address',
     ]);
 }
 

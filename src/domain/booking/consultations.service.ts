@@ -17,6 +17,9 @@ import type { Locale } from '../../i18n/index.ts';
 import type { ConsultationStatus } from '../../db/schema.ts';
 import { consultationIcs } from './consultation-mail.ts';
 import { quote, type Quote } from './quote.ts';
+import type { ConsultationFormat } from '../../db/schema.ts';
+import { bookingReference, nextStep, type NextStep } from './purchase.ts';
+import { personPolicy, type PolicyState } from './policy.ts';
 
 export interface Consultation {
   id: string;
@@ -38,6 +41,23 @@ export interface Consultation {
   status: ConsultationStatus;
   /** After a cancellation: the money given back, being given back, or the card hold released; null when nothing was paid back. */
   refund: PersonRefundState | null;
+  /** What was bought and what happens next (issue 20; src/domain/booking/purchase.ts). */
+  bought: BoughtView;
+}
+
+export interface BoughtView {
+  minutes: number;
+  format: ConsultationFormat | null;
+  /** The person's own note to the lawyer (third-party text to anyone else: fenced for agents). */
+  note: string | null;
+  phoneE164: string | null;
+  /** The person's zone when they booked (for the receipt; pages use the visitor's current one). */
+  personZone: string | null;
+  /** "3F2A9C1B" */
+  reference: string;
+  next: NextStep;
+  /** What the person may still do, and until when (policy.ts). */
+  policy: PolicyState;
 }
 
 export type PersonRefundState = 'refunded' | 'refunding' | 'released';
@@ -56,8 +76,9 @@ export function isUpcoming(c: Pick<Consultation, 'status' | 'endsAt'>, nowIso: s
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function view(row: ConsultationRow): Consultation {
+function view(row: ConsultationRow, nowMs: number): Consultation {
   const at = (time: string) => new Date(zonedToUtcMs(row.slot_date, time, row.lawyer_timezone) ?? Date.parse(`${row.slot_date}T${time}Z`)).toISOString();
+  const startMs = Date.parse(at(row.start_time));
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
@@ -72,6 +93,16 @@ function view(row: ConsultationRow): Consultation {
     createdAt: row.created_at,
     status: row.status,
     refund: refundState(row),
+    bought: {
+      minutes: row.consultation_minutes,
+      format: row.format ?? null,
+      note: row.note ?? null,
+      phoneE164: row.phone_e164 ?? null,
+      personZone: row.person_timezone ?? null,
+      reference: bookingReference(row.id),
+      next: nextStep(row.format, row, row.phone_e164, startMs, nowMs),
+      policy: personPolicy(startMs, nowMs, row.status),
+    },
   };
 }
 
@@ -84,8 +115,9 @@ export class ConsultationsService {
    * (account deletion decides on upcoming consultations inside its own).
    */
   async listForUser(userId: string, db: Executor = this.deps.database.db): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
-    const all = (await listConsultationsOfUser(db, userId)).map(view);
-    const now = this.deps.clock.now().toISOString();
+    const nowMs = this.deps.clock.now().getTime();
+    const all = (await listConsultationsOfUser(db, userId)).map((row) => view(row, nowMs));
+    const now = new Date(nowMs).toISOString();
     return { upcoming: all.filter((c) => isUpcoming(c, now)), past: all.filter((c) => !isUpcoming(c, now)).reverse() };
   }
 
@@ -93,7 +125,7 @@ export class ConsultationsService {
   async getForUser(userId: string, id: string): Promise<Consultation | null> {
     if (!UUID.test(id)) return null;
     const row = await findConsultationOfUser(this.deps.database.db, userId, id.toLowerCase());
-    return row ? view(row) : null;
+    return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 
   /** The calendar file of one of the user's consultations (the same invitation as the receipt's); null otherwise. */
@@ -107,6 +139,6 @@ export class ConsultationsService {
   /** The consultation an intent became, if it is the user's. */
   async findForIntent(userId: string, intentId: string): Promise<Consultation | null> {
     const row = await findConsultationOfUserByIntent(this.deps.database.db, userId, intentId);
-    return row ? view(row) : null;
+    return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 }

@@ -4,7 +4,8 @@ import type { SiteContext } from '../context.ts';
 import { BackLink, PostForm, euros } from '../ui/components.tsx';
 import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
-import { holdInstants } from '../booking/confirm.page.tsx';
+import { holdInstants, PriceBreakdown } from '../booking/confirm.page.tsx';
+import { WhatNext } from '../booking/purchase.tsx';
 import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
 
 /** The consultation's time in the lawyer's zone, and in the visitor's when it differs. */
@@ -44,14 +45,8 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
       <p class="meta">
         {t.account.paid}{colon(ctx.locale)}{euros(c.quote.totalCents, ctx.locale)}
       </p>
-      {/* A cancelled consultation has nothing to add to a calendar (the email's METHOD:CANCEL removed it). */}
-      {CANCELLED.has(c.status) ? null : (
-        <p>
-          <a href={`/consultations/${c.id}.ics`} download>
-            {t.account.addToCalendar}
-          </a>
-        </p>
-      )}
+      {/* What happens next, the reference, Add to calendar (none once cancelled: the email's METHOD:CANCEL removed it). */}
+      <WhatNext ctx={ctx} c={c} compact />
     </li>
   );
 }
@@ -124,13 +119,8 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
         ) : null}
       </dl>
       <ZoneChooser ctx={ctx} lawyerZone={c.lawyer.timezone} reload />
-      {CANCELLED.has(c.status) ? null : (
-        <p>
-          <a class="button" href={`/consultations/${c.id}.ics`} download>
-            {t.account.addToCalendar}
-          </a>
-        </p>
-      )}
+      <PriceBreakdown ctx={ctx} quote={c.quote} paid />
+      <WhatNext ctx={ctx} c={c} />
       <p>
         <BackLink ctx={ctx} href="/consultations">
           {t.account.title}
