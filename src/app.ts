@@ -532,7 +532,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       config,
       verifier: accessTokens,
       server: {
-        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts }),
+        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts, fencer: createFencer(config.fenceSecret) }),
         admitCall: (userId, clientId) => agentLimits.admitCall(userId, clientId),
         requestLog,
         clock,

@@ -4,7 +4,7 @@
  * and write names the lawyer: another lawyer's consultation id finds nothing.
  */
 import { sql } from 'kysely';
-import type { ConsultationRefundTable, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
+import type { ConsultationFormat, ConsultationRefundTable, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export interface LawyerSelfRow {
@@ -42,6 +42,10 @@ export interface LawyerConsultationRow {
   person_email: string;
   person_name: string | null;
   person_locale: string | null;
+  // -- what the person chose on the hold page (0033) --
+  format?: ConsultationFormat | null;
+  note?: string | null;
+  phone_e164?: string | null;
 }
 
 function base(db: Executor) {
@@ -74,6 +78,9 @@ function base(db: Executor) {
       'u.email as person_email',
       'u.name as person_name',
       'u.locale as person_locale',
+      'c.format',
+      'c.note',
+      'c.phone_e164',
     ]);
 }
 

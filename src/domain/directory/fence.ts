@@ -14,11 +14,13 @@
  */
 import { createHmac } from 'node:crypto';
 
-export type FenceSource = 'lawyer_bio' | 'review_comment';
+export type FenceSource = 'lawyer_bio' | 'review_comment' | 'consultation_note';
 
 export const FENCE_LIMITS: Record<FenceSource, number> = {
   lawyer_bio: 2000,
   review_comment: 1000,
+  // The person's note for the lawyer (the hold page takes at most 1,000 characters).
+  consultation_note: 1000,
 };
 
 const MARKER_LIKE = /(\[\s*)?\b(begin|end)(\s|_|-)+untrusted(\s|_|-)+text\b/gi;

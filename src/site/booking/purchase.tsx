@@ -334,3 +334,26 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
     </section>
   );
 }
+
+/** For the lawyer (her portal): how the person chose to meet, their number, and their note (escaped, as written). */
+export function ClientChoices({ ctx, bought }: { ctx: SiteContext; bought: { format: ConsultationFormat | null; phoneE164: string | null; note: string | null } }) {
+  const u = ctx.t.purchase;
+  return (
+    <dl class="facts client-choices">
+      <dt>{u.client.format}</dt>
+      <dd>{bought.format ? u.formats[bought.format] : '—'}</dd>
+      {bought.phoneE164 ? (
+        <>
+          <dt>{u.client.phone}</dt>
+          <dd dir="ltr">
+            <a href={`tel:${bought.phoneE164}`}>{formatPhone(bought.phoneE164)}</a>
+          </dd>
+        </>
+      ) : null}
+      <dt>{u.client.note}</dt>
+      <dd class="note" dir="auto">
+        {bought.note ?? u.client.noNote}
+      </dd>
+    </dl>
+  );
+}
