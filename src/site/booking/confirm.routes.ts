@@ -79,6 +79,9 @@ export function confirmArea({ payments, directory, consultations, purchase, cloc
       return holdPage(request.params.token, request.site, reply, request.query.voided !== undefined ? 'voided' : null);
     });
 
+    // A language or zone switch from a refused form's page comes back here: the hold page.
+    site.get<{ Params: { token: string } }>('/confirm/:token/choices', { schema: { hide: true } }, async (request, reply) => reply.code(303).redirect(`/confirm/${request.params.token}`));
+
     // The hold page's choices: stored on the pending intent by whoever may confirm it, then to payment.
     site.post<{ Params: { token: string }; Body: Record<string, unknown> }>('/confirm/:token/choices', { schema: { hide: true } }, async (request, reply) => {
       capability(reply);
