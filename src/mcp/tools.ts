@@ -142,12 +142,12 @@ function consultationView(c: Consultation, siteUrl: string, fencer?: Fencer, wit
     consultation_minutes: c.bought.minutes,
     format: c.bought.format,
     reference: c.bought.reference,
-    what_happens_next: nextText(c),
-    price_breakdown: priceBreakdown(c.quote),
-    cancellation_policy: POLICY_TEXT,
     has_note: c.bought.note !== null,
-    // The note is the person's own words, but third-party text to a model: fenced, and only in get_my_booking (bounded lists).
-    ...(withNote ? { note: fencer ? fencer.fence(c.bought.note, 'consultation_note') : null } : {}),
+    // One consultation in full; lists stay bounded (docs/mcp.md#answer-sizes). The note is the
+    // person's own words, but third-party text to a model: fenced.
+    ...(withNote
+      ? { what_happens_next: nextText(c), price_breakdown: priceBreakdown(c.quote), cancellation_policy: POLICY_TEXT, note: fencer ? fencer.fence(c.bought.note, 'consultation_note') : null }
+      : {}),
   };
 }
 
