@@ -773,7 +773,7 @@ export const ro: PeopleMessages = {
     reference: 'Referința rezervării',
     referenceHint: 'Menționeaz-o dacă ne scrii nouă sau cabinetului.',
     addToCalendar: 'Adaugă în calendar',
-    google: 'Google Calendar',
+    google: 'Calendarul Google',
     outlook: 'Outlook',
     ics: 'Calendarul Apple și altele (.ics)',
     calendarLinks: 'Adaug-o în calendarul tău',

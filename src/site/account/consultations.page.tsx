@@ -14,8 +14,6 @@ function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
 }
 
-const CANCELLED = new Set(['cancelled_by_lawyer', 'cancelled_by_person']);
-
 /** "Cancelled by the lawyer · Refunded in full", "Took place"…; null while it is simply confirmed. */
 export function stateText(ctx: SiteContext, c: Pick<Consultation, 'status' | 'refund'>): string | null {
   const s = ctx.t.account.state;
