@@ -43,13 +43,13 @@ export function PolicyLine({ ctx, state, lawyerZone }: { ctx: SiteContext; state
   );
 }
 
-export function PolicyStatement({ ctx, startMs, nowMs, lawyerZone, status, state: given }: { ctx: SiteContext; startMs?: number; nowMs?: number; lawyerZone?: string; status?: Consultation['status']; state?: PolicyState }) {
+export function PolicyStatement({ ctx, startMs, nowMs, lawyerZone, status, state: given, level = 2 }: { ctx: SiteContext; startMs?: number; nowMs?: number; lawyerZone?: string; status?: Consultation['status']; state?: PolicyState; level?: 2 | 3 }) {
   const p = ctx.t.policy;
   const state = given ?? (startMs !== undefined && nowMs !== undefined ? personPolicy(startMs, nowMs, status ?? 'confirmed') : null);
   const line = policyLine(ctx, state, lawyerZone);
   return (
     <section class="policy" aria-label={p.title}>
-      <h3 class="policy-title">{p.title}</h3>
+      {level === 2 ? <h2 class="policy-title">{p.title}</h2> : <h3 class="policy-title">{p.title}</h3>}
       <p>{p.summary}</p>
       <p>{p.move}</p>
       {line ? (
@@ -330,7 +330,7 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
           </a>
         </div>
       )}
-      {cancelled ? null : compact ? <PolicyLine ctx={ctx} state={c.bought.policy} lawyerZone={c.lawyer.timezone} /> : <PolicyStatement ctx={ctx} state={c.bought.policy} lawyerZone={c.lawyer.timezone} />}
+      {cancelled ? null : compact ? <PolicyLine ctx={ctx} state={c.bought.policy} lawyerZone={c.lawyer.timezone} /> : <PolicyStatement ctx={ctx} state={c.bought.policy} lawyerZone={c.lawyer.timezone} level={3} />}
     </section>
   );
 }
