@@ -125,6 +125,11 @@ describe('what is bought, in a real browser', { skip: unavailable, timeout: 240_
         await look(q, `consultations-${lang}-${w}`);
         await holdATime(q, lang);
         await look(q, `hold-${lang}-${w}`);
+        // The offer before choosing a time: length, formats, price breakdown and policy (opened).
+        await q.goto(`${site}/lawyers/${lawyer}?lang=${lang}`);
+        await q.locator('.offer-summary summary').click();
+        assert.match(await q.locator('.offer-summary').innerText(), lang === 'es' ? /Política de cancelación/ : /سياسة الإلغاء/);
+        await look(q, `profile-${lang}-${w}`);
         await q.context().close();
       }
     }
