@@ -71,6 +71,7 @@ import { trustArea } from './site/trust/trust.routes.ts';
 import { lawyerArea } from './site/lawyers/lawyer.routes.ts';
 import { testModeArea } from './site/booking/test-mode.routes.ts';
 import { confirmArea } from './site/booking/confirm.routes.ts';
+import { PurchaseService } from './domain/booking/purchase.service.ts';
 import { ConsultationsService } from './domain/booking/consultations.service.ts';
 import { badRequestPage, siteCookies, sitePlugin } from './site/plugin.ts';
 import { accountArea } from './site/account/account.routes.ts';
@@ -510,7 +511,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       trustArea(),
       docsArea(config),
       testModeArea,
-      confirmArea({ payments, directory, consultations, booking, siteUrl: config.siteUrl }),
+      confirmArea({ payments, directory, consultations, booking, purchase: new PurchaseService({ database, clock }), clock, siteUrl: config.siteUrl }),
       accountArea({ config, cookies, signIn, sessions, consultations, holds: { payments, directory } }),
       zoneArea({ cookies }),
       overviewArea(dashboard),
@@ -558,7 +559,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       config,
       verifier: accessTokens,
       server: {
-        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts }),
+        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts, fencer: createFencer(config.fenceSecret) }),
         admitCall: (userId, clientId) => agentLimits.admitCall(userId, clientId),
         requestLog,
         clock,

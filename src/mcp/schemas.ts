@@ -8,7 +8,7 @@ import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { Type, type Static, type TSchema } from 'typebox';
 import { BookingIntentSchema, InitiateBodySchema } from '../contract/booking.ts';
 import { DateOnly, DateTime, Uuid, WallTime } from '../contract/common.ts';
-import { AvailabilityQuerySchema, AvailabilityResponseSchema, ConsultationFormatsSchema, ConsultationMinutesSchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
+import { AvailabilityQuerySchema, AvailabilityResponseSchema, LawyerProfileSchema, SearchResponseSchema, ConsultationFormatsSchema, ConsultationMinutesSchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
 import { createAjv, toFieldErrors } from '../domain/validation.ts';
 
 const ajv = createAjv({ strict: false, coerceTypes: false });
@@ -125,8 +125,30 @@ export const AvailabilityInput = Type.Object(
 );
 
 /** get_lawyer_availability: the API's answer, its slots filtered and capped, saying how many were left out. */
+/** What the person pays and how it splits (issue 20, additive): the same quote() as the site and the emails. */
+export const PriceBreakdownSchema = Type.Object(
+  {
+    total_cents: Type.Integer({ description: 'What the person pays: the consultation fee, nothing added' }),
+    lawyer_cents: Type.Integer({ description: "The lawyer's part" }),
+    platform_cents: Type.Integer({ description: "Consulta's share, taken from the fee" }),
+    platform_commission_percent: Type.Integer(),
+    currency: Type.Literal('EUR'),
+  },
+  { title: 'PriceBreakdown' },
+);
+
+export const PolicyTextSchema = Type.String({ description: 'The cancellation and move policy, stated before paying (the same on the site and in the receipt)' });
+
+/** get_lawyer_profile: the API's profile and, additive (issue 20), the price breakdown and the policy. */
+export const ProfileOutput = Type.Object({ ...LawyerProfileSchema.properties, price_breakdown: PriceBreakdownSchema, cancellation_policy: PolicyTextSchema });
+
+/** search_lawyers: the API's answer and, additive (issue 20), the policy (the same for every lawyer, said once). */
+export const SearchOutput = Type.Object({ ...SearchResponseSchema.properties, cancellation_policy: PolicyTextSchema });
+
 export const AvailabilityOutput = Type.Object({
   ...AvailabilityResponseSchema.properties,
+  price_breakdown: PriceBreakdownSchema,
+  cancellation_policy: PolicyTextSchema,
   omitted_slots: Type.Integer({ description: 'Times in the range left out by max_slots: ask again with a later start_date, or a higher max_slots' }),
 });
 
@@ -189,9 +211,11 @@ export const EarliestSlotsOutput = Type.Object({
       lawyer: LawyerSummarySchema,
       consultation_minutes: ConsultationMinutesSchema,
       formats: ConsultationFormatsSchema,
+      price_breakdown: PriceBreakdownSchema,
       slots: Type.Array(SlotSchema, { description: 'The first free times, soonest first; hold one with hold_consultation_slot' }),
     }),
   ),
+  cancellation_policy: PolicyTextSchema,
   searched_lawyers: Type.Integer({ description: 'Matching lawyers considered' }),
 });
 
@@ -258,6 +282,14 @@ export const ConsultationSchema = Type.Object(
     refund: Type.Union([Type.Literal('refunded'), Type.Literal('refunding'), Type.Literal('released'), Type.Null()], {
       description: 'After a cancellation by the lawyer: refunded in full, being refunded, or released (the card was never charged); null when nothing was given back',
     }),
+    // -- what was bought (issue 20, additive) --
+    consultation_minutes: Type.Integer({ description: 'How long the consultation lasts' }),
+    format: Type.Union([Type.Literal('video'), Type.Literal('phone'), Type.Literal('in_person'), Type.Null()], { description: 'How it is held, as the person chose on the hold page; null for bookings made before the choice existed' }),
+    reference: Type.String({ description: 'The booking reference the person quotes (8 characters)' }),
+    what_happens_next: Type.Optional(Type.String({ description: 'get_my_booking only: in plain words, the video link (from 15 minutes before the start), the office address, or the number the lawyer calls' })),
+    price_breakdown: Type.Optional(PriceBreakdownSchema),
+    has_note: Type.Boolean({ description: 'Whether the person left a note for the lawyer (get_my_booking shows it, fenced)' }),
+    note: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "get_my_booking only: the person's note for the lawyer, fenced as untrusted text" })),
   },
   { title: 'Consultation' },
 );

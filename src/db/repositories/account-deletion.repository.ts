@@ -43,6 +43,27 @@ export async function eraseIntentAddressesOfUser(db: Executor, userId: string): 
   return count(result);
 }
 
+/**
+ * Erases what the person wrote or chose on the hold page — the note for the lawyer, the phone
+ * number, their time zone — from their intents and their kept consultations (issue 20); the
+ * format stays with the booking record.
+ */
+export async function erasePurchaseChoicesOfUser(db: Executor, userId: string): Promise<number> {
+  const intents = await db
+    .updateTable('booking_intents')
+    .set({ note: null, phone_e164: null, person_timezone: null })
+    .where((eb) => eb.or([eb('held_for_user_id', '=', userId), eb('confirmed_by_user_id', '=', userId)]))
+    .where((eb) => eb.or([eb('note', 'is not', null), eb('phone_e164', 'is not', null), eb('person_timezone', 'is not', null)]))
+    .executeTakeFirst();
+  const consultations = await db
+    .updateTable('consultations')
+    .set({ note: null, phone_e164: null, person_timezone: null })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('note', 'is not', null), eb('phone_e164', 'is not', null), eb('person_timezone', 'is not', null)]))
+    .executeTakeFirst();
+  return count(intents) + count(consultations);
+}
+
 /** Deletes every site session of the user, ended or not (they hold its addresses and browsers). */
 export async function deleteSessionsOfUser(db: Executor, userId: string): Promise<number> {
   return count(await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst());

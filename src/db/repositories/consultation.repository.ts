@@ -1,5 +1,5 @@
 /** Consultations (confirmed bookings) as their owner sees them, with the lawyer's name and zone. */
-import type { ConsultationStatus } from '../schema.ts';
+import type { ConsultationFormat, ConsultationStatus } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export interface ConsultationRow {
@@ -28,6 +28,14 @@ export interface ConsultationRow {
   review_id: string | null;
   /** Its invitation's SEQUENCE: 0 when booked, +1 with every move or cancellation. */
   ics_sequence: number;
+  // -- what was bought (0033; src/domain/booking/purchase.ts) --
+  format?: ConsultationFormat | null;
+  note?: string | null;
+  phone_e164?: string | null;
+  person_timezone?: string | null;
+  consultation_minutes: number;
+  video_url: string | null;
+  office_address: string | null;
 }
 
 function base(db: Executor) {
@@ -60,6 +68,13 @@ function base(db: Executor) {
       'pa.status as refund_payment_status',
       'rv.id as review_id',
       'c.ics_sequence',
+      'c.format',
+      'c.note',
+      'c.phone_e164',
+      'c.person_timezone',
+      'l.consultation_minutes',
+      'l.video_url',
+      'l.office_address',
     ]);
 }
 

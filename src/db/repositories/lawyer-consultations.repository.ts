@@ -4,7 +4,7 @@
  * and write names the lawyer: another lawyer's consultation id finds nothing.
  */
 import { sql } from 'kysely';
-import type { ConsultationRefundTable, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
+import type { ConsultationFormat, ConsultationRefundTable, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export interface LawyerSelfRow {
@@ -46,6 +46,10 @@ export interface LawyerConsultationRow {
   lawyer_email: string | null;
   /** The language chosen on the site at booking (0033): the person's emails when their account has none. */
   consultation_locale: string | null;
+  // -- what the person chose on the hold page (0033) --
+  format?: ConsultationFormat | null;
+  note?: string | null;
+  phone_e164?: string | null;
 }
 
 function base(db: Executor) {
@@ -80,6 +84,9 @@ function base(db: Executor) {
       'u.locale as person_locale',
       'l.contact_email as lawyer_email',
       'c.locale as consultation_locale',
+      'c.format',
+      'c.note',
+      'c.phone_e164',
     ]);
 }
 

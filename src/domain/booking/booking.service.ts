@@ -55,7 +55,8 @@ import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { noMetrics, type DomainMetrics } from '../metrics.ts';
 import type { MailQueue } from '../notify/outbox.ts';
-import { consultationMails } from './consultation-mail.ts';
+import { consultationMails, type ConsultationMailFacts } from './consultation-mail.ts';
+import { boughtOf } from './purchase-confirm.ts';
 import { fingerprint, type IdempotencyService, type StoredOutcome } from './idempotency.ts';
 
 export const SLOT_UNAVAILABLE_BODY = JSON.stringify({
@@ -383,7 +384,8 @@ export class BookingService {
    * pending → confirmed, the slot booked for good, the consultation recorded, the event written,
    * the receipt (to `userId`) and the lawyer's notice queued; they are sent once this committed.
    * `personZone`: the confirming person's time zone as the site knows it (its `consulta_tz`
-   * cookie), for the receipt to show their own time beside the lawyer's; not stored.
+   * cookie); else the zone the hold page kept on the intent (a Stripe webhook has no cookie).
+   * Stored on the consultation with the hold page's choices, for the receipt and the pages.
    */
   async confirm(token: string, userId: string, options: { personZone?: string | null | undefined } = {}): Promise<ConfirmOutcome> {
     const now = this.deps.clock.now();
@@ -408,8 +410,11 @@ export class BookingService {
         return now?.status === 'confirmed' ? { outcome: 'already_confirmed', intent: now } : { outcome: 'expired', intent: now ?? intent };
       }
       if ((await bookHeldSlot(trx, confirmed.id)) !== 1) throw new Error(`intent ${confirmed.id} had no hold to book`);
+      // What the hold page chose, copied as it was (docs/booking-intents.md#the-hold-pages-choices).
+      const bought = await boughtOf(trx, confirmed, options.personZone);
+      const consultationId = randomUUID();
       await insertConsultation(trx, {
-        id: randomUUID(),
+        id: consultationId,
         booking_intent_id: confirmed.id,
         user_id: userId,
         lawyer_id: confirmed.lawyer_id,
@@ -417,12 +422,13 @@ export class BookingService {
         start_time: confirmed.start_time,
         end_time: confirmed.end_time,
         created_at: nowIso,
+        ...bought.columns,
       });
       // total_bookings is the count of her consultation records (docs/reviews.md#aggregates).
       await recomputeLawyerAggregates(trx, confirmed.lawyer_id);
       await recordLawyerChanges(trx, [confirmed.lawyer_id], nowIso);
       await insertOutboxEvents(trx, this.events([confirmed], 'booking_intent.confirmed', nowIso));
-      if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now, options.personZone ?? null);
+      if (this.deps.mail) mailIds = await this.queueConfirmationMail(trx, this.deps.mail, confirmed, userId, now, bought.columns.person_timezone, { consultationId, ...bought.mail });
       return { outcome: 'confirmed', intent: confirmed };
     });
     // Counted after the commit: a rolled-back confirmation or expiry never happened.
@@ -442,7 +448,7 @@ export class BookingService {
    * notice in the confirming transaction: they exist exactly when the confirmation does, and a
    * second confirmation of the same intent (already confirmed) queues nothing.
    */
-  private async queueConfirmationMail(trx: Executor, mail: MailQueue, intent: BookingIntentTable, userId: string, now: Date, personZone: string | null): Promise<string[]> {
+  private async queueConfirmationMail(trx: Executor, mail: MailQueue, intent: BookingIntentTable, userId: string, now: Date, personZone: string | null, bought: ConsultationMailFacts['bought']): Promise<string[]> {
     const user = await findUserById(trx, userId);
     const lawyer = await findLawyerForMail(trx, intent.lawyer_id);
     if (!user || !lawyer) throw new Error(`intent ${intent.id}: no user ${userId} or lawyer ${intent.lawyer_id} to email`);
@@ -452,6 +458,7 @@ export class BookingService {
       person: { email: user.email, locale: user.locale, zone: personZone },
       lawyer: { ...lawyer, city: lawyer.city_name },
       siteUrl: this.deps.config.siteUrl,
+      bought,
     });
     return mail.enqueue(trx, mails);
   }

@@ -17,6 +17,10 @@ import { dateInZone, formatInZone, offsetMinutesAt, zonedToUtcMs } from '../dire
 import { buildIcs } from '../notify/ics.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
 import { quote } from './quote.ts';
+import type { ConsultationFormat } from '../../db/schema.ts';
+import type { LawyerOfferRow } from '../../db/repositories/purchase.repository.ts';
+import { bookingReference, calendarLinks, formatPhone, nextStep, type NextStep } from './purchase.ts';
+import { personPolicy } from './policy.ts';
 
 export const RECEIPT_KIND = 'consultation_receipt';
 export const LAWYER_NOTICE_KIND = 'consultation_lawyer_notice';
@@ -40,6 +44,17 @@ export interface ConsultationMailFacts {
     contact_email: string | null;
   };
   siteUrl: string;
+  /**
+   * What was bought (issue 20): the consultation's id (its booking reference), the hold page's
+   * choices and the lawyer's offer. Absent in older callers: the mails then say nothing of it.
+   */
+  bought?: {
+    consultationId: string;
+    format: ConsultationFormat | null;
+    note: string | null;
+    phone_e164: string | null;
+    offer: LawyerOfferRow | null;
+  };
 }
 
 /** "hora peninsular, UTC+01:00" (Arabic: «توقيت شبه الجزيرة، UTC+01:00»): the zone as people say it, and its offset at the start of the consultation. */
@@ -49,7 +64,7 @@ export function zoneLabel(date: string, time: string, timezone: string, locale: 
 }
 
 /** `zone` when it is an IANA zone Intl knows, else null (it came from a browser cookie). */
-function knownZone(zone: string | null | undefined): string | null {
+export function knownZone(zone: string | null | undefined): string | null {
   if (typeof zone !== 'string' || zone.length === 0 || zone.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/.test(zone)) return null;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
@@ -134,6 +149,9 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const day = formatDay(intent.slot_date, locale);
   const zone = zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, locale);
   const theirs = personWhen(intent, lawyer.timezone, facts.person.zone, locale);
+  const p = messages(locale).purchase;
+  const policy = messages(locale).policy;
+  const bought = facts.bought ? boughtFacts(facts, locale, link) : null;
   const ics = consultationIcs({ intentId: intent.id, confirmedAt: facts.confirmedAt, date: intent.slot_date, startTime: intent.start_time, endTime: intent.end_time, lawyer, siteUrl, link, locale });
   const receipt: OutgoingMail = {
     kind: RECEIPT_KIND,
@@ -149,12 +167,16 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
         [t.receipt.paid, euros(price.totalCents, locale)],
         [`  ${t.receipt.toLawyer}`, euros(price.lawyerPayoutCents, locale)],
         [`  ${t.receipt.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, locale)],
+        ...(bought ? ([[p.lengthLabel, p.length(bought.minutes)], [p.formatLabel, bought.formatName], [p.reference, bought.reference]] as const) : []),
         [t.receipt.booking, link],
         [t.receipt.reference, intent.id],
       ]),
       '',
       t.receipt.priceNote,
+      ...(bought ? ['', `${p.nextHeading}:`, bought.next, '', `${policy.title}: ${policy.summary}`, policy.move, bought.policyLine] : []),
+      '',
       t.receipt.calendar(t.invitation.filename),
+      ...(bought ? [`${p.calendarLinks}:`, `  ${p.google}: ${bought.links.google}`, `  ${p.outlook}: ${bought.links.outlook}`] : []),
       '',
       `— ${t.receipt.signature}`,
     ].join('\n'),
@@ -178,13 +200,64 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
         [n.fee, euros(price.totalCents, 'es')],
         [`  ${n.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, 'es')],
         [`  ${n.payout}`, euros(price.lawyerPayoutCents, 'es')],
+        ...(facts.bought ? noticeRows(facts.bought) : []),
         [n.reference, intent.id],
       ]),
       '',
+      ...(facts.bought?.note ? [`${messages('es').purchase.client.note}:`, '-----', facts.bought.note, '-----', ''] : []),
       n.clientNote,
       '',
       `— ${n.signature}`,
     ].join('\n'),
   };
   return [receipt, notice];
+}
+
+/** The receipt's words for what was bought, in the person's language. */
+function boughtFacts(facts: ConsultationMailFacts, locale: Locale, link: string) {
+  const b = facts.bought!;
+  const p = messages(locale).purchase;
+  const startMs = zonedToUtcMs(facts.intent.slot_date, facts.intent.start_time, facts.lawyer.timezone) ?? Date.parse(`${facts.intent.slot_date}T${facts.intent.start_time}Z`);
+  const endMs = zonedToUtcMs(facts.intent.slot_date, facts.intent.end_time, facts.lawyer.timezone) ?? startMs;
+  const offer = b.offer ?? { video_url: null, office_address: null, consultation_minutes: Math.round((endMs - startMs) / 60_000) };
+  // The receipt is read later: it carries the video link itself (the site shows it from 15 minutes before).
+  const step = nextStep(b.format, offer, b.phone_e164, startMs, facts.confirmedAt.getTime(), true);
+  const name = sanitizeShortText(facts.lawyer.name);
+  const policy = personPolicy(startMs, facts.confirmedAt.getTime());
+  const t = messages(locale);
+  return {
+    minutes: offer.consultation_minutes,
+    formatName: b.format ? p.formats[b.format] : '—',
+    reference: bookingReference(b.consultationId),
+    next: nextStepText(step, locale),
+    policyLine: policy.canCancelWithRefund ? t.policy.freeUntil(`${formatDay(dateInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone), locale)}, ${formatInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone).slice(11, 16)}`) : t.policy.late,
+    links: calendarLinks({
+      title: t.mail.invitation.summary(name),
+      startMs,
+      endMs,
+      details: t.mail.invitation.description(name, link),
+      location: step.kind === 'in_person' ? step.address : step.kind === 'video' ? step.url : null,
+    }),
+  };
+}
+
+/** "The lawyer calls you on +34 612 34 56 78 …", "At the lawyer's office: …", the video link. */
+export function nextStepText(step: NextStep, locale: Locale): string {
+  const p = messages(locale).purchase;
+  switch (step.kind) {
+    case 'video':
+      return step.url ? p.videoMail(step.url) : p.nextVideo;
+    case 'phone':
+      return step.phone ? p.nextPhone(formatPhone(step.phone)) : p.nextPhoneNone;
+    case 'in_person':
+      return `${p.nextInPerson(step.address)}\n${p.map}: ${step.mapUrl}`;
+    default:
+      return p.nextUnknown;
+  }
+}
+
+/** The lawyer's notice: the format and, for a phone consultation, the number to call (in Spanish). */
+function noticeRows(b: NonNullable<ConsultationMailFacts['bought']>): Array<readonly [string, string]> {
+  const c = messages('es').purchase;
+  return [[c.client.format, b.format ? c.formats[b.format] : '—'], ...(b.phone_e164 ? ([[c.client.phone, formatPhone(b.phone_e164)]] as const) : [])];
 }

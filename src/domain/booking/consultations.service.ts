@@ -18,6 +18,8 @@ import type { ConsultationStatus } from '../../db/schema.ts';
 import { consultationIcs } from './consultation-mail.ts';
 import { personPolicy, type PolicyState } from './policy.ts';
 import { quote, type Quote } from './quote.ts';
+import type { ConsultationFormat } from '../../db/schema.ts';
+import { bookingReference, nextStep, type NextStep } from './purchase.ts';
 
 export interface Consultation {
   id: string;
@@ -45,6 +47,21 @@ export interface Consultation {
   icsSequence: number;
   /** What the person may still do now, and until when (personPolicy at the service's clock). */
   policy: PolicyState;
+  /** What was bought and what happens next (issue 20; src/domain/booking/purchase.ts). */
+  bought: BoughtView;
+}
+
+export interface BoughtView {
+  minutes: number;
+  format: ConsultationFormat | null;
+  /** The person's own note to the lawyer (third-party text to anyone else: fenced for agents). */
+  note: string | null;
+  phoneE164: string | null;
+  /** The person's zone when they booked (for the receipt; pages use the visitor's current one). */
+  personZone: string | null;
+  /** "3F2A9C1B" */
+  reference: string;
+  next: NextStep;
 }
 
 export type PersonRefundState = 'refunded' | 'refunding' | 'released';
@@ -66,6 +83,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function view(row: ConsultationRow, nowMs: number): Consultation {
   const at = (time: string) => new Date(zonedToUtcMs(row.slot_date, time, row.lawyer_timezone) ?? Date.parse(`${row.slot_date}T${time}Z`)).toISOString();
   const startsAt = at(row.start_time);
+  const startMs = Date.parse(startsAt);
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
@@ -82,7 +100,16 @@ function view(row: ConsultationRow, nowMs: number): Consultation {
     refund: refundState(row),
     reviewId: row.review_id,
     icsSequence: row.ics_sequence,
-    policy: personPolicy(Date.parse(startsAt), nowMs, row.status),
+    policy: personPolicy(startMs, nowMs, row.status),
+    bought: {
+      minutes: row.consultation_minutes,
+      format: row.format ?? null,
+      note: row.note ?? null,
+      phoneE164: row.phone_e164 ?? null,
+      personZone: row.person_timezone ?? null,
+      reference: bookingReference(row.id),
+      next: nextStep(row.format, row, row.phone_e164, startMs, nowMs),
+    },
   };
 }
 
@@ -95,8 +122,9 @@ export class ConsultationsService {
    * (account deletion decides on upcoming consultations inside its own).
    */
   async listForUser(userId: string, db: Executor = this.deps.database.db): Promise<{ upcoming: Consultation[]; past: Consultation[] }> {
-    const all = (await listConsultationsOfUser(db, userId)).map((row) => view(row, this.deps.clock.now().getTime()));
-    const now = this.deps.clock.now().toISOString();
+    const nowMs = this.deps.clock.now().getTime();
+    const all = (await listConsultationsOfUser(db, userId)).map((row) => view(row, nowMs));
+    const now = new Date(nowMs).toISOString();
     return { upcoming: all.filter((c) => isUpcoming(c, now)), past: all.filter((c) => !isUpcoming(c, now)).reverse() };
   }
 

@@ -21,7 +21,7 @@ import {
   type LawyerConsultationRow,
   type LawyerSelfRow,
 } from '../../db/repositories/lawyer-consultations.repository.ts';
-import type { ConsultationStatus } from '../../db/schema.ts';
+import type { ConsultationFormat, ConsultationStatus } from '../../db/schema.ts';
 import { messages } from '../../i18n/index.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { zonedToUtcMs } from '../directory/zoned-time.ts';
@@ -55,6 +55,8 @@ export interface LawyerConsultation {
   statusReason: string | null;
   icsSequence: number;
   person: { name: string | null; email: string };
+  /** What the person chose on the hold page: the format, their number (phone), their note (third-party text: escaped on pages). */
+  bought: { format: ConsultationFormat | null; phoneE164: string | null; note: string | null };
   quote: Quote;
   /** The refund a cancellation started, when there is one. */
   refund: { status: 'pending' | 'succeeded' | 'failed'; amountCents: number } | null;
@@ -100,6 +102,7 @@ export class LawyerConsultationsService {
       statusReason: row.status_reason,
       icsSequence: row.ics_sequence,
       person: { name: row.person_name ? sanitizeShortText(row.person_name) : null, email: row.person_email },
+      bought: { format: row.format ?? null, phoneE164: row.phone_e164 ?? null, note: row.note ?? null },
       quote: quote(row),
       refund: null,
       upcoming: start > nowMs,

@@ -14,13 +14,15 @@
  */
 import { createHmac } from 'node:crypto';
 
-export type FenceSource = 'lawyer_bio' | 'review_comment' | 'review_answer';
+export type FenceSource = 'lawyer_bio' | 'review_comment' | 'review_answer' | 'consultation_note';
 
 export const FENCE_LIMITS: Record<FenceSource, number> = {
   lawyer_bio: 2000,
   // A review's comment is at most 2,000 characters when written (docs/reviews.md): shown whole.
   review_comment: 2000,
   review_answer: 2000,
+  // The person's note for the lawyer (the hold page takes at most 1,000 characters).
+  consultation_note: 1000,
 };
 
 const MARKER_LIKE = /(\[\s*)?\b(begin|end)(\s|_|-)+untrusted(\s|_|-)+text\b/gi;

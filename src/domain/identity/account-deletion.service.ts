@@ -38,6 +38,7 @@ import {
   disableEndpointsOfUser,
   eraseAcceptedInvitationAddresses,
   eraseIntentAddressesOfUser,
+  erasePurchaseChoicesOfUser,
   eraseMailTo,
   findLinkedLawyerId,
   findLiveSessionOfUser,
@@ -98,10 +99,10 @@ export const DELETION_DECISIONS = {
   usage_daily_routes: { effect: 'unrelated', what: 'counts per key and day' },
   usage_daily_latency: { effect: 'unrelated', what: 'counts per key and day' },
   idempotency_keys: { effect: 'kept', what: 'replays of API answers, purged after 24 hours' },
-  booking_intents: { effect: 'anonymised', what: 'pending holds for the person expired; their client addresses erased; the intents stay as booking records' },
+  booking_intents: { effect: 'anonymised', what: 'pending holds for the person expired; their client addresses, the note for the lawyer, the phone number and the time zone chosen on the hold page erased; the intents stay as booking records' },
   slot_holds: { effect: 'ended', what: 'pending holds released; booked slots stay (the lawyer\'s calendar)' },
   slot_cells: { effect: 'ended', what: 'the 15-minute cells of the released holds go with them; booked ones stay (the lawyer\'s calendar)' },
-  consultations: { effect: 'kept', what: 'booking records (date, lawyer, price), six years: Código de Comercio art. 30; refused while one has not ended' },
+  consultations: { effect: 'kept', what: 'booking records (date, lawyer, price, format), six years: Código de Comercio art. 30; refused while one has not ended; the note for the lawyer, the phone number and the time zone are erased' },
   payment_attempts: { effect: 'kept', what: 'payment records (amount, provider reference), six years: Código de Comercio art. 30' },
   consultation_refunds: { effect: 'kept', what: 'refunds of the person\'s payments (amount, provider reference), six years: Código de Comercio art. 30' },
   lawyer_booking_feeds: { effect: 'unrelated', what: 'the hash of a lawyer\'s bookings-feed address (her lawyer record, which blocks deletion, owns it)' },
@@ -317,6 +318,7 @@ export class AccountDeletionService {
       const endpoints = await disableEndpointsOfUser(tx, userId, 'The account that owned this endpoint was deleted.', nowIso);
       await deleteNotificationsOfUser(tx, userId);
       await eraseIntentAddressesOfUser(tx, userId);
+      await erasePurchaseChoicesOfUser(tx, userId);
       await deleteContactMessagesOf(tx, userId, user.email);
       // Reports the person made stay for the moderation record, without the account (DELETION_DECISIONS).
       await detachReviewReports(tx, userId);

@@ -4,7 +4,8 @@ import type { SiteContext } from '../context.ts';
 import { BackLink, PostForm, euros } from '../ui/components.tsx';
 import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
-import { holdInstants } from '../booking/confirm.page.tsx';
+import { holdInstants, PriceBreakdown } from '../booking/confirm.page.tsx';
+import { WhatNext } from '../booking/purchase.tsx';
 import { BookingScript, BothTimes, ZoneChooser } from '../booking/zone.tsx';
 import { ReviewInvitation } from '../reviews/review.page.tsx';
 import { ChangeLinks } from '../consultation-change/links.tsx';
@@ -14,8 +15,6 @@ export function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { startMs, endMs } = holdInstants({ startsAtIso: c.startsAt, startTime: c.startTime, endTime: c.endTime });
   return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
 }
-
-const CANCELLED = new Set(['cancelled_by_lawyer', 'cancelled_by_person']);
 
 /** "Cancelled by the lawyer · Refunded in full", "Took place"…; null while it is simply confirmed. */
 export function stateText(ctx: SiteContext, c: Pick<Consultation, 'status' | 'refund'>): string | null {
@@ -48,14 +47,8 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
       </p>
       <ReviewInvitation ctx={ctx} c={c} />
       <ChangeLinks ctx={ctx} c={c} />
-      {/* A cancelled consultation has nothing to add to a calendar (the email's METHOD:CANCEL removed it). */}
-      {CANCELLED.has(c.status) ? null : (
-        <p>
-          <a href={`/consultations/${c.id}.ics`} download>
-            {t.account.addToCalendar}
-          </a>
-        </p>
-      )}
+      {/* What happens next, the reference, Add to calendar (none once cancelled: the email's METHOD:CANCEL removed it). */}
+      <WhatNext ctx={ctx} c={c} compact />
     </li>
   );
 }
@@ -129,13 +122,8 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
       </dl>
       <ZoneChooser ctx={ctx} lawyerZone={c.lawyer.timezone} reload />
       <ChangeLinks ctx={ctx} c={c} />
-      {CANCELLED.has(c.status) ? null : (
-        <p>
-          <a class="button" href={`/consultations/${c.id}.ics`} download>
-            {t.account.addToCalendar}
-          </a>
-        </p>
-      )}
+      <PriceBreakdown ctx={ctx} quote={c.quote} paid />
+      <WhatNext ctx={ctx} c={c} />
       <p>
         <BackLink ctx={ctx} href="/consultations">
           {t.account.title}

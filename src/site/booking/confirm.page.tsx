@@ -134,9 +134,15 @@ export interface ConfirmPageProps {
   mine?: boolean;
   /** A replacement happened, their new choice was taken, or letting go was refused (hold-limit.page.tsx). */
   holdNotice?: HoldNotice | null;
+  /** What is bought (src/site/booking/purchase.tsx): the length and policy before the choices, */
+  before?: ComponentChildren;
+  /** the choices form in place of the pay link (signed in, payable), */
+  choices?: ComponentChildren;
+  /** and what happens next once confirmed. */
+  after?: ComponentChildren;
 }
 
-export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailError, email, mine, holdNotice }: ConfirmPageProps) {
+export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailError, email, mine, holdNotice, before, choices, after }: ConfirmPageProps) {
   const { t } = ctx;
   const payPath = `/confirm/${hold.token}/pay`;
   let status: ComponentChildren;
@@ -190,8 +196,12 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
       {status}
       <HoldFacts ctx={ctx} hold={hold} showTimeLeft={state === 'payable' || state === 'in_progress'} paid={state === 'confirmed'} />
       <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload />
+      {before}
+      {after}
       {state === 'payable' ? (
-        ctx.user ? (
+        ctx.user && choices ? (
+          choices
+        ) : ctx.user ? (
           <p>
             <a class="button wide" href={payPath}>
               {t.confirm.confirmAndPay(euros(hold.quote.totalCents, ctx.locale))}
@@ -258,6 +268,8 @@ export interface PayPageProps {
   provider: 'demo' | 'stripe';
   error?: CardError | null;
   values?: CardValues;
+  /** What is bought (src/site/booking/purchase.tsx): the choices made on the hold page and the policy. */
+  chosen?: ComponentChildren;
 }
 
 /** The field a server-side card error belongs to. */
@@ -305,7 +317,7 @@ function CardInput(p: { name: 'number' | 'expiry' | 'cvc'; label: string; hint?:
  * a phone), or the button to Stripe's hosted Checkout. After a refused card the form comes back
  * with what was typed — except the CVC — and the error summary, which booking.js focuses.
  */
-export function PayPage({ ctx, hold, provider, error, values }: PayPageProps) {
+export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageProps) {
   const { t } = ctx;
   const b = t.bookingPath;
   const total = euros(hold.quote.totalCents, ctx.locale);
@@ -327,6 +339,7 @@ export function PayPage({ ctx, hold, provider, error, values }: PayPageProps) {
           <p class="checkout-item">{b.consultationWith(hold.lawyer.name)}</p>
           <HoldFacts ctx={ctx} hold={hold} showTimeLeft />
           <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload={!error} />
+          {chosen}
         </section>
         <section class="checkout-pay" aria-labelledby="card-heading">
           {provider === 'demo' ? (

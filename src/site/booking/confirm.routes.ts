@@ -3,14 +3,19 @@
  * page. Thin: the PaymentsService decides what can be paid (the 90-second rule, one attempt at a
  * time, the race with expiry); these routes turn its answers into pages and redirects.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { h } from 'preact';
 import type { BookingService } from '../../domain/booking/booking.service.ts';
 import type { ConsultationsService } from '../../domain/booking/consultations.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { PaymentsService } from '../../domain/payments/payments.service.ts';
+import type { Clock } from '../../clock.ts';
+import type { PurchaseService } from '../../domain/booking/purchase.service.ts';
+import { needsFormatChoice, offeredFormats } from '../../domain/booking/purchase.ts';
+import { ChoicesForm, ChosenFacts, PayChoices, PolicyStatement, WhatNext, type ChoiceErrors, type ChoiceValues } from './purchase.tsx';
 import type { SiteContext } from '../context.ts';
+import type { ConsultationFormat } from '../../db/schema.ts';
 import { ConfirmPage, OtherAccountPage, PayPage, SignInToSeePage, type CardError, type ConfirmState } from './confirm.page.tsx';
 import { CONFIRM_TOKEN, loadHold } from './hold.ts';
 import { holdNoticeOf } from './hold-limit.page.tsx';
@@ -22,12 +27,54 @@ export interface ConfirmAreaDeps {
   directory: DirectoryService;
   consultations: ConsultationsService;
   booking: BookingService;
+  /** The hold page's choices and the visitor's zone on the intent (docs/booking-intents.md#the-hold-pages-choices). */
+  purchase: PurchaseService;
+  clock: Clock;
   siteUrl: string;
 }
 
-export function confirmArea({ payments, directory, consultations, booking, siteUrl }: ConfirmAreaDeps) {
+export function confirmArea({ payments, directory, consultations, booking, purchase, clock, siteUrl }: ConfirmAreaDeps) {
   const load = (token: string, ctx: SiteContext) => loadHold({ payments, directory }, token, ctx.user?.id ?? null);
   const holds = holdsCookie(siteUrl, booking);
+
+  /**
+   * The hold page: facts, then (signed in, payable) the choices form, or after paying what
+   * happens next. `form` carries a refused submission's values and errors back (status 400).
+   */
+  const holdPage = async (request: FastifyRequest, token: string, ctx: SiteContext, reply: FastifyReply, flash: 'voided' | null, form?: { values: ChoiceValues; errors: ChoiceErrors }) => {
+    const loaded = await load(token, ctx);
+    if ('private' in loaded) {
+      // Signed out: sign in here and come back. Another account: a page that says so, nothing more.
+      const returnTo = `/confirm/${token}`;
+      return loaded.private.signedIn ? reply.page(h(OtherAccountPage, { ctx, returnTo }), 403) : reply.page(h(SignInToSeePage, { ctx, returnTo }));
+    }
+    const { view, hold } = loaded;
+    const state = view.state as ConfirmState;
+    const nowMs = clock.now().getTime();
+    const startMs = Date.parse(view.startsAt);
+    if (state === 'payable') await purchase.rememberZone(view.intent.id, ctx.zone ?? null);
+    const consultation = state === 'confirmed' && ctx.user ? await consultations.findForIntent(ctx.user.id, view.intent.id) : null;
+    const offer = await purchase.offer(view.lawyer.id);
+    const choices =
+      state === 'payable' && ctx.user && offer ? [h(ChoicesForm, { ctx, hold, offer, intent: view.intent, ...(form ?? {}) }), h(PolicyStatement, { ctx, startMs, nowMs, lawyerZone: hold.lawyer.timezone })] : null;
+    // Before choosing: the length (the policy comes with the form; signed out, with the facts).
+    const before = offer && state !== 'confirmed' ? [h(ChosenFacts, { ctx, minutes: offer.consultation_minutes, format: null, phoneE164: null, note: null }), ...(choices ? [] : state === 'payable' ? [h(PolicyStatement, { ctx, startMs, nowMs, lawyerZone: hold.lawyer.timezone })] : [])] : null;
+    const after = consultation ? h(WhatNext, { ctx, c: consultation }) : null;
+    const mine = booking.isSiteHoldOf(view.intent, holds.holder(request));
+    const holdNotice = holdNoticeOf(request.query as Record<string, unknown>);
+    return reply.page(h(ConfirmPage, { ctx, hold, state, consultationId: consultation?.id ?? null, flash, choices, before, after, mine, holdNotice }), form ? 400 : 200);
+  };
+
+  /** What the payment page shows of the choices; `choose` when paying must wait for them. */
+  const chosenOf = async (view: { intent: { lawyer_id: string; format?: ConsultationFormat | null; note?: string | null; phone_e164?: string | null }; startsAt: string }) => {
+    const offer = await purchase.offer(view.intent.lawyer_id);
+    if (!offer) return undefined;
+    const formats = offeredFormats(offer);
+    if (needsFormatChoice(formats, view.intent.format)) return 'choose' as const;
+    return { offer, intent: view.intent, startMs: Date.parse(view.startsAt), nowMs: clock.now().getTime() };
+  };
+  const chosenView = (ctx: SiteContext, token: string, timezone: string, c: Awaited<ReturnType<typeof chosenOf>>) =>
+    c && c !== 'choose' ? h(PayChoices, { ctx, token, offer: c.offer, intent: c.intent, startMs: c.startMs, nowMs: c.nowMs, lawyerZone: timezone }) : undefined;
 
   // Capability links: never indexed, never sent to another origin in a Referer. (Not no-referrer:
   // with it browsers send `Origin: null` on our own forms, which the CSRF origin check refuses.)
@@ -36,19 +83,34 @@ export function confirmArea({ payments, directory, consultations, booking, siteU
   return async (site: FastifyInstance) => {
     site.get<{ Params: { token: string }; Querystring: { paid?: string; voided?: string; replaced?: string; taken?: string; paying?: string } }>('/confirm/:token', { schema: { hide: true } }, async (request, reply) => {
       capability(reply);
+      return holdPage(request, request.params.token, request.site, reply, request.query.voided !== undefined ? 'voided' : null);
+    });
+
+    // A language or zone switch from a refused form's page comes back here: the hold page.
+    site.get<{ Params: { token: string } }>('/confirm/:token/choices', { schema: { hide: true } }, async (request, reply) => reply.code(303).redirect(`/confirm/${request.params.token}`));
+
+    // The hold page's choices: stored on the pending intent by whoever may confirm it, then to payment.
+    site.post<{ Params: { token: string }; Body: Record<string, unknown> }>('/confirm/:token/choices', { schema: { hide: true } }, async (request, reply) => {
+      capability(reply);
       const ctx = request.site;
-      const loaded = await load(request.params.token, ctx);
-      if ('private' in loaded) {
-        // Signed out: sign in here and come back. Another account: a page that says so, nothing more.
-        const returnTo = `/confirm/${request.params.token}`;
-        return loaded.private.signedIn ? reply.page(h(OtherAccountPage, { ctx, returnTo }), 403) : reply.page(h(SignInToSeePage, { ctx, returnTo }));
+      const token = request.params.token;
+      if (!CONFIRM_TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
+      if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}`)}`);
+      const body = request.body ?? {};
+      const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
+      const values: ChoiceValues = { format: text(body.format, 20), phone: text(body.phone, 40), note: text(body.note, 5000) };
+      const outcome = await purchase.choose(token, ctx.user.id, values);
+      switch (outcome.kind) {
+        case 'saved':
+          return reply.code(303).redirect(`/confirm/${token}/pay`);
+        case 'invalid':
+          return holdPage(request, token, ctx, reply, null, { values, errors: outcome.errors });
+        case 'not_found':
+          throw new DomainError('not_found', 'unknown confirmation link');
+        default:
+          // Confirmed or expired meanwhile: the status page says which.
+          return reply.code(303).redirect(`/confirm/${token}`);
       }
-      const { view, hold } = loaded;
-      const state = view.state as ConfirmState;
-      const consultation = state === 'confirmed' && ctx.user ? await consultations.findForIntent(ctx.user.id, view.intent.id) : null;
-      const flash = request.query.voided !== undefined ? 'voided' : null;
-      const mine = booking.isSiteHoldOf(view.intent, holds.holder(request));
-      return reply.page(h(ConfirmPage, { ctx, hold, state, consultationId: consultation?.id ?? null, flash, mine, holdNotice: holdNoticeOf(request.query) }));
     });
 
     /**
@@ -74,7 +136,10 @@ export function confirmArea({ payments, directory, consultations, booking, siteU
       const loaded = await load(token, ctx);
       // Only a hold that can still be paid shows the card form; anything else is the status page.
       if ('private' in loaded || loaded.view.state !== 'payable') return reply.code(303).redirect(`/confirm/${token}`);
-      return reply.page(h(PayPage, { ctx, hold: loaded.hold, provider: loaded.view.provider }));
+      const chosen = await chosenOf(loaded.view);
+      if (chosen === 'choose') return reply.code(303).redirect(`/confirm/${token}#choices-heading`);
+      await purchase.rememberZone(loaded.view.intent.id, ctx.zone ?? null);
+      return reply.page(h(PayPage, { ctx, hold: loaded.hold, provider: loaded.view.provider, chosen: chosenView(ctx, token, loaded.hold.lawyer.timezone, chosen) }));
     });
 
     site.post<{ Params: { token: string }; Body: Record<string, unknown> }>('/confirm/:token/pay', { schema: { hide: true } }, async (request, reply) => {
@@ -83,6 +148,9 @@ export function confirmArea({ payments, directory, consultations, booking, siteU
       const token = request.params.token;
       if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}/pay`)}`);
       if (!CONFIRM_TOKEN.test(token)) throw new DomainError('not_found', 'unknown confirmation link');
+      // Several formats and none chosen: back to the hold page's choices before any payment starts.
+      const gate = await load(token, ctx);
+      if (!('private' in gate) && gate.view.state === 'payable' && (await chosenOf(gate.view)) === 'choose') return reply.code(303).redirect(`/confirm/${token}#choices-heading`);
       const body = request.body ?? {};
       const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
       const outcome =
@@ -97,7 +165,8 @@ export function confirmArea({ payments, directory, consultations, booking, siteU
           const loaded = await load(token, ctx);
           if ('private' in loaded) return reply.code(303).redirect(`/confirm/${token}`);
           const { hold } = loaded;
-          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { number: text(body.number), expiry: text(body.expiry), name: text(body.name) } }), 422);
+          const chosen = await chosenOf(loaded.view);
+          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { number: text(body.number), expiry: text(body.expiry), name: text(body.name) }, chosen: chosenView(ctx, token, hold.lawyer.timezone, chosen) }), 422);
         }
         case 'expired_voided':
           return reply.code(303).redirect(`/confirm/${token}?voided=1`);

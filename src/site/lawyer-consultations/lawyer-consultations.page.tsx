@@ -6,6 +6,7 @@
 import type { FeedState, LawyerConsultation, LawyerSelf } from '../../domain/booking/lawyer-consultations.service.ts';
 import { euros, formatDay, formatInstant } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
+import { ClientChoices } from '../booking/purchase.tsx';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
 import { PortalLayout } from '../lawyer/portal.pages.tsx';
@@ -35,6 +36,7 @@ function List({ ctx, items, empty }: { ctx: SiteContext; items: LawyerConsultati
           <div class="meta">
             {c.person.name ?? t.noName} · <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
           </div>
+          <ClientChoices ctx={ctx} bought={c.bought} />
         </li>
       ))}
     </ul>
@@ -149,6 +151,9 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
         <dd>
           <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
         </dd>
+      </dl>
+      <ClientChoices ctx={ctx} bought={c.bought} />
+      <dl class="facts">
         <dt>{t.fee}</dt>
         <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
         <dt>{t.payout}</dt>

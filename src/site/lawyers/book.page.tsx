@@ -10,6 +10,8 @@ import { formatDay, formatTime } from '../../i18n/format.ts';
 import type { WeekStrip } from './week-strip.ts';
 import { WeekStripNav } from './week-strip-nav.tsx';
 import { Layout } from '../ui/layout.tsx';
+import { OfferSummary } from '../booking/purchase.tsx';
+import { quote } from '../../domain/booking/quote.ts';
 import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
 import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
 import { BookingScript, otherZone, ZoneChooser } from '../booking/zone.tsx';
@@ -51,6 +53,7 @@ export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, 
       <p>
         <span class="price">{euros(a.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation} · <a href={`/lawyers/${a.lawyer_id}`}>{t.book.profile}</a>
       </p>
+      <OfferSummary ctx={ctx} minutes={a.consultation_minutes} formats={a.formats} quote={quote(a)} />
       <p class="meta">{yours ? b.timesNoteBoth(zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(zoneName(a.timezone, ctx.locale))}</p>
       <ZoneChooser ctx={ctx} lawyerZone={a.timezone} reload={notice !== 'taken'} />
       {notice === 'taken' ? (

@@ -11,6 +11,8 @@ import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts'
 import { Layout } from '../ui/layout.tsx';
 import { Avatar, OfferFacts, VERIFY_PAGE, VerifiedBadge } from './trust.tsx';
 import { ProfileReviews } from '../reviews/review.page.tsx';
+import { OfferSummary } from '../booking/purchase.tsx';
+import { quote } from '../../domain/booking/quote.ts';
 
 export interface ProfilePageProps {
   ctx: SiteContext;
@@ -38,6 +40,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
         </div>
       </div>
       <OfferFacts ctx={ctx} trust={trust} feeCents={p.consultation_fee_cents} />
+      <OfferSummary ctx={ctx} minutes={p.consultation_minutes} formats={p.formats} quote={quote(p)} />
       <p class="meta">
         {p.average_rating !== null ? `${t.lawyer.rating(p.average_rating)} · ${tt.reviewCount(reviewCount)}` : tt.reviewCount(reviewCount)}
         {p.total_bookings !== null ? ` · ${t.lawyer.bookings(p.total_bookings)}` : ''}

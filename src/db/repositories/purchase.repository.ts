@@ -1,0 +1,44 @@
+/** What a person chose on the hold page (0033), and the lawyer's offer it is checked against. */
+import type { ConsultationFormat } from '../schema.ts';
+import type { Executor } from './types.ts';
+
+export interface LawyerOfferRow {
+  id: string;
+  consultation_minutes: number;
+  video_url: string | null;
+  offers_phone: number;
+  office_address: string | null;
+}
+
+/** A lawyer's consultation offer (listed or not: a hold made before an unlisting is still payable). */
+export function findLawyerOffer(db: Executor, lawyerId: string): Promise<LawyerOfferRow | undefined> {
+  return db.selectFrom('lawyers').select(['id', 'consultation_minutes', 'video_url', 'offers_phone', 'office_address']).where('id', '=', lawyerId).executeTakeFirst();
+}
+
+/** Stores the hold page's choices on a pending, unexpired intent; false when it is no longer one. */
+export async function saveIntentChoices(
+  db: Executor,
+  intentId: string,
+  nowIso: string,
+  choices: { format: ConsultationFormat; note: string | null; phone_e164: string | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('booking_intents')
+    .set({ format: choices.format, note: choices.note, phone_e164: choices.phone_e164 })
+    .where('id', '=', intentId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', nowIso)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Remembers the visitor's zone on a pending intent (the hold and pay pages), for the receipt. */
+export async function rememberIntentZone(db: Executor, intentId: string, zone: string): Promise<void> {
+  await db
+    .updateTable('booking_intents')
+    .set({ person_timezone: zone })
+    .where('id', '=', intentId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('person_timezone', 'is', null), eb('person_timezone', '!=', zone)]))
+    .execute();
+}
