@@ -22,7 +22,7 @@ import { PriceBreakdown, type HoldSummary } from './confirm.page.tsx';
  * moment free cancellation ends, in the lawyer's zone and the visitor's when it differs.
  */
 /** The one sentence of the policy that applies now: free cancellation until …, or the late warning; null when nothing applies. */
-function policyLine(ctx: SiteContext, state: PolicyState | null, lawyerZone: string | undefined): string | null {
+export function policyLine(ctx: SiteContext, state: PolicyState | null, lawyerZone: string | undefined): string | null {
   const p = ctx.t.policy;
   if (!state || !lawyerZone) return null;
   if (state.canCancelWithRefund) {
@@ -31,16 +31,6 @@ function policyLine(ctx: SiteContext, state: PolicyState | null, lawyerZone: str
     return p.freeUntil(`${dayTimeIn(freeMs, lawyerZone, ctx.locale)} (${zoneName(lawyerZone, ctx.locale)})${yours ? ` · ${dayTimeIn(freeMs, yours, ctx.locale)} (${zoneName(yours, ctx.locale)})` : ''}`);
   }
   return state.canCancelWithoutRefund ? p.late : null;
-}
-
-/** In a list: the policy's title and the sentence that applies now. */
-export function PolicyLine({ ctx, state, lawyerZone }: { ctx: SiteContext; state: PolicyState; lawyerZone: string }) {
-  const line = policyLine(ctx, state, lawyerZone);
-  return (
-    <p class="meta">
-      {ctx.t.policy.title}: {line ?? ctx.t.policy.summary}
-    </p>
-  );
 }
 
 export function PolicyStatement({ ctx, startMs, nowMs, lawyerZone, status, state: given, level = 2 }: { ctx: SiteContext; startMs?: number; nowMs?: number; lawyerZone?: string; status?: Consultation['status']; state?: PolicyState; level?: 2 | 3 }) {
@@ -330,7 +320,8 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
           </a>
         </div>
       )}
-      {cancelled ? null : compact ? <PolicyLine ctx={ctx} state={c.policy} lawyerZone={c.lawyer.timezone} /> : <PolicyStatement ctx={ctx} state={c.policy} lawyerZone={c.lawyer.timezone} level={3} />}
+      {/* In a list the policy's state is the Move/Cancel links' line (consultation-change/links.tsx): said once. */}
+      {cancelled || compact ? null : <PolicyStatement ctx={ctx} state={c.policy} lawyerZone={c.lawyer.timezone} level={3} />}
     </section>
   );
 }

@@ -13,7 +13,7 @@ import type { WeekStrip } from '../lawyers/week-strip.ts';
 import { WeekStripNav } from '../lawyers/week-strip-nav.tsx';
 import { BackLink, Notice, PostForm, euros } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
-import { freeUntilText } from './links.tsx';
+import { policyNow } from './links.tsx';
 
 /** The consultation as it stands: lawyer, time (both zones), paid, and its state when not simply confirmed. */
 function Facts({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
@@ -87,7 +87,7 @@ export function CancelPage({ ctx, c, notice }: CancelPageProps) {
             <p>
               <strong>{free ? t.nothingPaid : p.canCancelWithRefund ? t.refundInFull(amount) : t.noRefund(amount)}</strong>
             </p>
-            <p>{p.canCancelWithRefund ? ctx.t.policy.freeUntil(freeUntilText(ctx, c)) : ctx.t.policy.late}</p>
+            <p>{policyNow(ctx, c)}</p>
           </Notice>
           <p>{t.timeFreed}</p>
           <p class="meta">{ctx.t.policy.summary}</p>

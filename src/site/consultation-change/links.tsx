@@ -4,12 +4,16 @@
  * cancellation now is not refunded. Shown only while personPolicy allows something.
  */
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
-import { comma, formatDay, formatInstant, formatTime } from '../../i18n/format.ts';
+import { comma, formatDay, formatTime } from '../../i18n/format.ts';
+import { policyLine } from '../booking/purchase.tsx';
 import type { SiteContext } from '../context.ts';
 
-/** The moment the free period ends, in the lawyer's zone: "23 Nov 2026, 09:00 CET". */
-export function freeUntilText(ctx: SiteContext, c: Pick<Consultation, 'policy' | 'lawyer'>): string {
-  return formatInstant(c.policy.freeUntil, c.lawyer.timezone, ctx.locale);
+/**
+ * The sentence that applies now: free cancellation until when (in the lawyer's zone and, when it
+ * differs, the visitor's), or that cancelling now is not refunded. The one wording of purchase.tsx.
+ */
+export function policyNow(ctx: SiteContext, c: Pick<Consultation, 'policy' | 'lawyer'>): string {
+  return policyLine(ctx, c.policy, c.lawyer.timezone) ?? ctx.t.policy.late;
 }
 
 export function ChangeLinks({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
@@ -19,7 +23,7 @@ export function ChangeLinks({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const when = `${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}`;
   return (
     <div class="change-links">
-      <p class="meta">{p.canCancelWithRefund ? ctx.t.policy.freeUntil(freeUntilText(ctx, c)) : ctx.t.policy.late}</p>
+      <p class="meta">{policyNow(ctx, c)}</p>
       <p class="actions">
         {p.canMove ? (
           <a class="button secondary" href={`/consultations/${c.id}/move`}>
