@@ -145,6 +145,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     analyze: async () => {
       sqlite.exec('analyze');
     },
-    close: () => db.destroy(),
+    // Kysely closes the file only if a query went through it; a database opened and closed
+    // without one (a copied test file, a command that only pings) is closed here too.
+    close: async () => {
+      await db.destroy();
+      if (sqlite.open) sqlite.close();
+    },
   };
 }
