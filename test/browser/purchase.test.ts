@@ -29,7 +29,6 @@ describe('what is bought, in a real browser', { skip: unavailable, timeout: 240_
   let site: string;
   let lawyer: string;
   let token: string;
-  let n = 0;
   const problems: string[] = [];
 
   before(async () => {
@@ -70,7 +69,7 @@ describe('what is bought, in a real browser', { skip: unavailable, timeout: 240_
   /** Holds the next free time from the lawyer's booking page; lands on the hold page. */
   async function holdATime(p: Page, lang: 'es' | 'ar'): Promise<string> {
     await p.goto(`${site}/lawyers/${lawyer}/book?lang=${lang}`);
-    await p.locator('.times button').nth(n++).click();
+    await p.locator('.times button').first().click();
     await p.waitForURL('**/confirm/*');
     return p.url();
   }
