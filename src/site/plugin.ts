@@ -6,7 +6,7 @@
  * Every state-changing request (POST) must carry the CSRF token of a form we rendered and, when
  * the browser says where it comes from, come from our own origin (`Origin`, `Sec-Fetch-Site`).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync, randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -71,6 +71,24 @@ export function siteCookies(siteUrl: string): SiteCookies {
 }
 
 const LANG_COOKIE_MAX_AGE = 365 * 86_400;
+
+/**
+ * A first visit's CSRF secret (18 bytes, as @fastify/csrf makes it), cut from a pool of random
+ * bytes filled 4 KB at a time, as Node does for randomUUID: one randomBytes call per first visit
+ * cost a fifth of the booking page's CPU (docs/performance.md, "Site pages").
+ */
+const SECRET_BYTES = 18;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+function csrfSecret(): string {
+  if (poolAt + SECRET_BYTES > pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafe(4096));
+    poolAt = 0;
+  }
+  const secret = pool.toString('base64url', poolAt, poolAt + SECRET_BYTES);
+  poolAt += SECRET_BYTES;
+  return secret;
+}
 
 export interface SitePluginOptions {
   config: Config;
@@ -189,7 +207,15 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       origin,
       requestId: request.id,
       zone: validZone(request.cookies[ZONE_COOKIE]),
-      csrfToken: () => (token ??= reply.generateCsrf()),
+      csrfToken: () => {
+        if (token === undefined && !request.cookies[cookies.csrf]) {
+          // The plugin would draw the secret with its own randomBytes call: give it one from the pool.
+          const secret = csrfSecret();
+          request.cookies[cookies.csrf] = secret;
+          reply.setCookie(cookies.csrf, secret, baseCookie);
+        }
+        return (token ??= reply.generateCsrf());
+      },
       asset: (name) => assets.url(name),
     };
   };

@@ -103,6 +103,23 @@ for (const target of databaseTargets()) {
       assert.equal(held.length, 0, 'nothing was held by a refused form');
     });
 
+    it('gives each first visit its own 18-byte CSRF secret, once, and keeps it on the next page', async () => {
+      const secrets = new Set<string>();
+      for (let i = 0; i < 300; i++) {
+        const res = await ctx.app.fastify.inject({ url: `/lawyers/${lawyerId}/book` });
+        const set = ([] as string[]).concat(res.headers['set-cookie'] ?? []).filter((c) => c.startsWith('__Host-consulta_csrf=') || c.startsWith('consulta_csrf='));
+        assert.equal(set.length, 1, 'one secret cookie per first visit');
+        assert.match(set[0]!, /^(__Host-)?consulta_csrf=[A-Za-z0-9_-]{24};.*HttpOnly/i);
+        secrets.add(set[0]!.split(';')[0]!.split('=')[1]!);
+      }
+      // 300 visits span more than one 4 KB pool of random bytes: no secret repeats across refills.
+      assert.equal(secrets.size, 300);
+      const client = new SiteClient(ctx.app.fastify);
+      await client.get(`/lawyers/${lawyerId}/book`);
+      const again = await client.get(`/lawyers/${lawyerId}/book`);
+      assert.equal(([] as string[]).concat(again.headers['set-cookie'] ?? []).filter((c) => /consulta_csrf=/.test(c)).length, 0, 'a known browser keeps its secret');
+    });
+
     it('holds a time from the booking page as a widget intent, once per form even when submitted twice', async () => {
       const client = new SiteClient(ctx.app.fastify);
       const page = await client.get(`/lawyers/${lawyerId}/book`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addDays, dateInZone, daysBetween, formatInZone, isoWeekday, offsetMinutesAt, zonedToUtcMs } from '../../src/domain/directory/zoned-time.ts';
+import { addDays, dateInZone, daysBetween, formatInZone, isoWeekday, offsetMinutesAt, utcMsToDate, zonedToUtcMs } from '../../src/domain/directory/zoned-time.ts';
 
 describe('zoned time', () => {
   it('knows Madrid and the Canaries in winter and summer', () => {
@@ -32,6 +32,15 @@ describe('zoned time', () => {
   it('gives the calendar date in a zone (23:30 UTC is already tomorrow in Madrid)', () => {
     assert.equal(dateInZone(Date.parse('2026-11-23T23:30:00Z'), 'Europe/Madrid'), '2026-11-24');
     assert.equal(dateInZone(Date.parse('2026-11-23T23:30:00Z'), 'Atlantic/Canary'), '2026-11-23');
+  });
+
+  it('names the UTC date of every day from 1900 to 2400 as Date does, at any instant of the day', () => {
+    for (let ms = Date.UTC(1900, 0, 1); ms < Date.UTC(2400, 0, 1); ms += 86_400_000) {
+      const expected = new Date(ms).toISOString().slice(0, 10);
+      assert.equal(utcMsToDate(ms), expected);
+      assert.equal(utcMsToDate(ms + 86_399_999), expected, 'the last millisecond of the day');
+    }
+    assert.equal(utcMsToDate(Date.UTC(999, 11, 31)), new Date(Date.UTC(999, 11, 31)).toISOString().slice(0, 10));
   });
 
   it('does calendar arithmetic across months, years and leap days', () => {

@@ -77,9 +77,22 @@ export function dateToUtcMs(date: string): number {
   return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
 }
 
-/** `YYYY-MM-DD` of a UTC-midnight epoch ms. */
+/**
+ * `YYYY-MM-DD` of a UTC-midnight epoch ms (of the day holding any instant), for years 0–9999.
+ * Arithmetic rather than `toISOString().slice(0, 10)`, which cost four times as much on every
+ * free-times page (H. Hinnant's civil-from-days; checked day by day against Date in the tests).
+ */
 export function utcMsToDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const z = Math.floor(ms / 86_400_000) + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${y < 1000 ? String(y).padStart(4, '0') : y}-${m < 10 ? '0' : ''}${m}-${d < 10 ? '0' : ''}${d}`;
 }
 
 export function addDays(date: string, days: number): string {

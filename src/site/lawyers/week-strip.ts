@@ -77,6 +77,25 @@ export function weekStrip(a: AvailabilityResponse, week: string, today: string, 
   return { week, days, selected, hasLater };
 }
 
+/**
+ * weekStrip, kept per availability answer: the directory hands out the same answer object while
+ * nothing changed, so a page view of a known week reuses its strip instead of walking every slot.
+ */
+const strips = new WeakMap<AvailabilityResponse, Map<string, WeekStrip>>();
+const MAX_STRIPS = 16;
+function stripOf(a: AvailabilityResponse, week: string, today: string, askedDay: string | null): WeekStrip {
+  let known = strips.get(a);
+  if (!known) strips.set(a, (known = new Map()));
+  const key = `${week} ${today} ${askedDay ?? ''}`;
+  let strip = known.get(key);
+  if (!strip) {
+    strip = weekStrip(a, week, today, askedDay);
+    if (known.size >= MAX_STRIPS) known.delete(known.keys().next().value!);
+    known.set(key, strip);
+  }
+  return strip;
+}
+
 /** What the week strip shows: the availability window, the strip, and the weeks either side (null at the ends). */
 export interface LoadedWeek {
   availability: AvailabilityResponse;
@@ -102,6 +121,6 @@ export async function loadWeek(
   const week = chooseWeek(today, validDate(query.week) ?? validDate(query.start_date));
   const from = week < today ? today : week;
   const availability = from === today ? current : await availabilityOf(from);
-  const strip = weekStrip(availability, week, today, validDate(query.day));
+  const strip = stripOf(availability, week, today, validDate(query.day));
   return { availability, strip, week, prevWeek: week > mondayOf(today) ? addDays(week, -7) : null, nextWeek: strip.hasLater ? addDays(week, 7) : null };
 }
