@@ -18,7 +18,9 @@ const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'consulta');
 const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 async function bundle() {
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
+  // esbuild keeps its service process alive, pinging this one, for as long as the server runs:
+  // stopped once the bundle is made, so a server is one process and spends nothing on it.
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: ['src/cli/main.ts'],
@@ -32,7 +34,7 @@ async function bundle() {
     outfile: path.join(CACHE_DIR, 'cli.mjs'),
     write: false,
     logLevel: 'silent',
-  });
+  }).finally(() => stop());
   const code = result.outputFiles.find((f) => f.path.endsWith('.mjs'))?.text;
   const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
   if (code === undefined || map === undefined) throw new Error('esbuild produced no bundle');

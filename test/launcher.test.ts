@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -95,6 +96,36 @@ describe('the consulta launcher', { concurrency: 2 }, () => {
     assert.ok(!left.includes(stale) && !left.includes(`${stale}.map`), `stale bundle removed: ${left.join(', ')}`);
     assert.ok(left.includes(recent) && left.includes(`${recent}.map`), 'a bundle used within the day is kept');
     assert.equal(bundles(cache).length, 2);
+  });
+
+  it('serves as one process: the bundler\'s service is stopped once the bundle is made', async () => {
+    const { root } = install();
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(p));
+      });
+    });
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'consulta.js'), 'serve'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${path.join(root, 'c.db')}`, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    try {
+      let ready = false;
+      for (let i = 0; i < 600 && !ready; i++) {
+        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+        if (!ready) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(ready, 'the server answered /readyz');
+      // Every thread's children (Linux): esbuild's service would be one, pinging the server.
+      const taskDir = `/proc/${child.pid}/task`;
+      const children = fs.readdirSync(taskDir).flatMap((t) => fs.readFileSync(path.join(taskDir, t, 'children'), 'utf8').trim().split(/\s+/).filter(Boolean));
+      assert.deepEqual(children, [], 'no child process is left running beside the server');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   });
 
   it('still runs, from the sources through tsx, when no bundle can be written, and says so', async () => {
