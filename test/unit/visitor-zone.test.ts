@@ -14,8 +14,15 @@ describe('visitor zones', () => {
     assert.equal(zoneName('Europe/Madrid', 'es'), 'hora peninsular');
     assert.equal(zoneName('Atlantic/Canary', 'es'), 'hora de Canarias');
     assert.equal(zoneName('Atlantic/Canary', 'en'), 'Canary Islands time');
-    assert.equal(zoneName('America/Bogota', 'es'), 'hora estándar de Colombia (Bogota)');
-    assert.equal(zoneName('Europe/Kyiv', 'en'), 'Eastern European Time (Kyiv)');
+    // The country in the reader's language tells two zones of one name apart; not the IANA
+    // name's English city ("(Bogota)" on a Spanish page, "(Bucharest)" in Arabic).
+    assert.equal(zoneName('America/Bogota', 'es'), 'hora estándar de Colombia');
+    assert.equal(zoneName('Europe/Kyiv', 'en'), 'Eastern European Time (Ukraine)');
+    assert.equal(zoneName('Europe/Bucharest', 'es'), 'hora de Europa oriental (Rumanía)');
+    assert.equal(zoneName('Europe/Bucharest', 'ar'), 'توقيت شرق أوروبا (رومانيا)');
+    assert.equal(zoneName('Europe/London', 'es'), 'hora de Reino Unido');
+    // A zone of unknown country keeps its city.
+    assert.equal(zoneName('Pacific/Auckland', 'es'), 'hora de Nueva Zelanda (Auckland)');
     assert.equal(zoneName('Etc/GMT+3', 'en'), 'GMT+3 (GMT-03:00)');
   });
 
