@@ -110,11 +110,32 @@ function countryName(zone: string, locale: Locale): string | null {
   return d.of(region) ?? null;
 }
 
+const shared = new Map<string, Set<string>>();
+/** The generic names two or more of the chooser's zones share in `locale` ("hora de Europa oriental": Bucharest, Kyiv, Cairo). */
+function sharedNames(locale: Locale): Set<string> {
+  let out = shared.get(locale);
+  if (!out) {
+    const seen = new Set<string>();
+    out = new Set<string>();
+    for (const z of CHOOSER_ZONES) {
+      const generic = intlZoneName(locale, z);
+      if (!generic) continue;
+      if (seen.has(generic)) out.add(generic);
+      seen.add(generic);
+    }
+    shared.set(locale, out);
+  }
+  return out;
+}
+
 /**
  * "hora peninsular", "hora de Canarias" (the catalogue's names, `reference.zones`, as everywhere
- * on the site); any other zone by Intl's generic name and, so two zones of one name stay apart in
- * the chooser, its country in the reader's language ("hora de Europa oriental (Ucrania)") unless
- * the name already says it ("hora estándar de Colombia"); a zone of unknown country by its city.
+ * on the site); any other zone by Intl's generic name ("hora estándar de Colombia") and, when one
+ * of the chooser's other zones has the same name, where it is so the two stay apart: its country
+ * in the reader's language ("hora de Europa oriental (Rumanía)"), or for a zone of unknown country
+ * its city ("Central European Time (Warsaw)"); a chooser zone whose name does not say its country
+ * gets it too ("hora oriental (Estados Unidos)"). Never the IANA name's English city for a zone
+ * whose country is known ("(Bogota)" on a Spanish or Arabic page).
  */
 export function zoneName(zone: string, locale: string): string {
   const lang: Locale = isLocale(locale) ? locale : 'en';
@@ -124,12 +145,14 @@ export function zoneName(zone: string, locale: string): string {
   let name = names.get(key);
   if (name === undefined) {
     const country = countryName(zone, lang);
-    const city = (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
+    const place = country ?? (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
     const generic = intlZoneName(lang, zone);
     // A bare offset ("GMT-03:00") says little: the country or city says where.
-    const place = country ?? city;
     if (!generic || /^GMT|^غرينتش[+-]/.test(generic)) name = generic ? `${place} (${generic})` : place;
-    else name = country && generic.includes(country) ? generic : `${generic} (${place})`;
+    else if (sharedNames(lang).has(generic)) name = `${generic} (${place})`;
+    // A name that does not say its country ("hora oriental", "hora estándar central") gets it;
+    // one that does, in any grammatical case ("Ora standard a Columbiei"), is left alone.
+    else name = country && !generic.toLocaleLowerCase(lang).includes(country.toLocaleLowerCase(lang).slice(0, 5)) ? `${generic} (${country})` : generic;
     if (names.size < 2000) names.set(key, name);
   }
   return name;
