@@ -47,7 +47,7 @@ export const es: Messages = {
     title: 'Encuentra a tu abogada o abogado de extranjería en España',
     heading: 'Encuentra a tu abogada o abogado de extranjería',
     intro: 'Compara profesionales con la colegiación verificada, mira sus horas libres reales y su precio, y elige una hora: te la guardamos 15 minutos mientras confirmas y pagas.',
-    formLabel: 'Buscar abogados',
+    formLabel: 'Buscar abogado/a',
     city: 'Ciudad',
     anyCity: 'Cualquier ciudad',
     area: 'Tipo de asunto',
@@ -1101,7 +1101,7 @@ export const es: Messages = {
     askedMark: 'lo que pide la aplicación',
     lowersMark: 'Si lo eliges, la aplicación podrá hacer menos que ahora.',
     levels: {
-      'directory:read': { name: 'Consultar el directorio', description: 'Buscar abogados y ver sus perfiles, opiniones, precios y horas libres.' },
+      'directory:read': { name: 'Consultar el directorio', description: 'Buscar abogados y abogadas y ver sus perfiles, opiniones, precios y horas libres.' },
       'slots:hold': { name: 'Reservar horas a mi nombre', description: 'Guardarme una hora de consulta durante 15 minutos. No puede confirmar ni pagar: eso lo hago yo.' },
       'my-bookings:read': { name: 'Ver mis consultas', description: 'Ver las consultas que he reservado y las horas que ha guardado.' },
     },
