@@ -75,6 +75,8 @@ export const es: Messages = {
     search: 'Buscar',
     fixErrors: 'Corrige los campos marcados, por favor.',
     invalidField: 'Revisa este valor.',
+    invalidFee: 'Escribe un importe en euros, por ejemplo 80, o déjalo vacío.',
+    invalidChoice: 'Elige una opción de la lista.',
     resultsCount: (n: number) => count(n, { one: '# resultado', other: '# resultados' }),
     noResults: 'No hay resultados con todos estos filtros. Prueba otra ciudad o quita alguno.',
     pages: 'Páginas de resultados',
