@@ -79,6 +79,8 @@ export const en = {
     search: 'Search',
     fixErrors: 'Please correct the highlighted fields.',
     invalidField: 'Check this value.',
+    invalidFee: 'Enter an amount in euros, such as 80, or leave it empty.',
+    invalidChoice: 'Choose one of the list.',
     resultsCount: (n: number) => (n === 1 ? '1 lawyer found' : `${n} lawyers found`),
     noResults: 'No lawyer matches all of these. Try another city or fewer filters.',
     pages: 'Result pages',

@@ -85,6 +85,8 @@ export const fr = {
     search: 'Rechercher',
     fixErrors: 'Corrigez les champs signalés.',
     invalidField: 'Vérifiez cette valeur.',
+    invalidFee: 'Indiquez un montant en euros, par exemple 80, ou laissez vide.',
+    invalidChoice: 'Choisissez une option de la liste.',
     resultsCount: (n: number) => count(n, { one: '# résultat', other: '# résultats' }),
     noResults: 'Personne ne correspond à tous ces critères. Essayez une autre ville ou moins de filtres.',
     pages: 'Pages de résultats',

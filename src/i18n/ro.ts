@@ -85,6 +85,8 @@ export const ro: PeopleMessages = {
     search: 'Căutați',
     fixErrors: 'Corectați câmpurile marcate.',
     invalidField: 'Verificați această valoare.',
+    invalidFee: 'Scrieți o sumă în euro, de exemplu 80, sau lăsați câmpul gol.',
+    invalidChoice: 'Alegeți o opțiune din listă.',
     resultsCount: (n: number) => count(n, { one: 'Am găsit # avocat', few: 'Am găsit # avocați', other: 'Am găsit # de avocați' }),
     noResults: 'Niciun avocat nu corespunde tuturor acestor criterii. Încercați alt oraș sau mai puține filtre.',
     pages: 'Paginile de rezultate',

@@ -68,9 +68,13 @@ for (const target of databaseTargets()) {
       const bad = await ctx.app.fastify.inject({ url: '/?max_fee_eur=abc&lang=en' });
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /aria-invalid="true"/);
-      assert.match(pageText(bad.body), /Check this value/);
+      // Each field says what it takes, not only "Check this value".
+      assert.match(pageText(bad.body), /Enter an amount in euros, such as 80, or leave it empty\./);
       const unknownCity = await ctx.app.fastify.inject({ url: '/?city=atlantis&lang=en' });
       assert.equal(unknownCity.statusCode, 400);
+      assert.match(pageText(unknownCity.body), /Choose one of the list\./);
+      const arabic = await ctx.app.fastify.inject({ url: '/?max_fee_eur=-5&lang=ar' });
+      assert.match(pageText(arabic.body), /اكتب مبلغًا باليورو، مثل 80، أو اترك الحقل فارغًا\./);
     });
 
     it('shows people an HTML 404 page and machines a problem document', async () => {

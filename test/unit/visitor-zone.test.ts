@@ -14,8 +14,18 @@ describe('visitor zones', () => {
     assert.equal(zoneName('Europe/Madrid', 'es'), 'hora peninsular');
     assert.equal(zoneName('Atlantic/Canary', 'es'), 'hora de Canarias');
     assert.equal(zoneName('Atlantic/Canary', 'en'), 'Canary Islands time');
-    assert.equal(zoneName('America/Bogota', 'es'), 'hora estándar de Colombia (Bogota)');
-    assert.equal(zoneName('Europe/Kyiv', 'en'), 'Eastern European Time (Kyiv)');
+    // The country in the reader's language tells two zones of one name apart; not the IANA
+    // name's English city ("(Bogota)" on a Spanish page, "(Bucharest)" in Arabic).
+    assert.equal(zoneName('America/Bogota', 'es'), 'hora estándar de Colombia');
+    assert.equal(zoneName('Europe/Kyiv', 'en'), 'Eastern European Time (Ukraine)');
+    assert.equal(zoneName('Europe/Bucharest', 'es'), 'hora de Europa oriental (Rumanía)');
+    assert.equal(zoneName('Europe/Bucharest', 'ar'), 'توقيت شرق أوروبا (رومانيا)');
+    assert.equal(zoneName('Europe/London', 'es'), 'hora de Reino Unido');
+    assert.equal(zoneName('America/New_York', 'es'), 'hora oriental (Estados Unidos)', 'a name that does not say its country gets it');
+    assert.equal(zoneName('America/Bogota', 'ro'), 'Ora standard a Columbiei', 'a name that says it in another case is left alone');
+    // A zone outside the chooser: its name alone, or its city when a chooser zone has the same name.
+    assert.equal(zoneName('Pacific/Auckland', 'es'), 'hora de Nueva Zelanda');
+    assert.equal(zoneName('Europe/Warsaw', 'en'), 'Central European Time (Warsaw)');
     assert.equal(zoneName('Etc/GMT+3', 'en'), 'GMT+3 (GMT-03:00)');
   });
 

@@ -115,6 +115,12 @@ export function consultationIcs(c: {
    * (RFC 5546 §3.2.5): docs/booking-intents.md#cancel-or-move says why not REQUEST.
    */
   method?: 'PUBLISH' | 'CANCEL';
+  /**
+   * What happens at the time (purchase.ts `nextStep`), when known: the invitation's LOCATION is
+   * then where the person goes (the video link, the office's address), not the lawyer's city — a
+   * person in Bogotá with a video call saw "Madrid" in their calendar (icsLocation).
+   */
+  next?: NextStep;
 }): string {
   const t = messages(c.locale).mail;
   // The lawyer's name is third-party text: one plain line in a calendar too.
@@ -127,11 +133,33 @@ export function consultationIcs(c: {
     endTime: c.endTime,
     timezone: c.lawyer.timezone,
     summary: t.invitation.summary(name),
-    ...(c.lawyer.city ? { location: c.lawyer.city } : {}),
+    ...withLocation(icsLocation(c.next, c.lawyer.city)),
     description: t.invitation.description(name, c.link),
     url: c.link,
     sequence: c.sequence ?? 0,
   }, c.method ?? 'PUBLISH');
+}
+
+/**
+ * Where the consultation takes place, for a calendar: the video link (once it is shown), the
+ * office's address; nothing for a phone call or a video link not shown yet (the person stays where
+ * they are); the lawyer's city only when the format is unknown (a booking made before the choice).
+ */
+export function icsLocation(next: NextStep | undefined, city: string | null): string | null {
+  switch (next?.kind) {
+    case 'video':
+      return next.url;
+    case 'in_person':
+      return next.address || city;
+    case 'phone':
+      return null;
+    default:
+      return city;
+  }
+}
+
+function withLocation(location: string | null): { location?: string } {
+  return location ? { location } : {};
 }
 
 /** The receipt and (when the lawyer has a contact email) the lawyer's notice. */
@@ -152,11 +180,12 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const p = messages(locale).purchase;
   const policy = messages(locale).policy;
   const bought = facts.bought ? boughtFacts(facts, locale, link) : null;
-  const ics = consultationIcs({ intentId: intent.id, confirmedAt: facts.confirmedAt, date: intent.slot_date, startTime: intent.start_time, endTime: intent.end_time, lawyer, siteUrl, link, locale });
+  const ics = consultationIcs({ intentId: intent.id, confirmedAt: facts.confirmedAt, date: intent.slot_date, startTime: intent.start_time, endTime: intent.end_time, lawyer, siteUrl, link, locale, ...(bought ? { next: bought.step } : {}) });
   const receipt: OutgoingMail = {
     kind: RECEIPT_KIND,
     to: facts.person.email,
-    subject: t.receipt.subject(name, `${day}, ${start}`),
+    // The language's comma: an Arabic subject read "…، الخميس، 26 نوفمبر 2026, 18:30".
+    subject: t.receipt.subject(name, `${day}${comma(locale)}${start}`),
     text: [
       t.receipt.intro,
       '',
@@ -229,8 +258,9 @@ function boughtFacts(facts: ConsultationMailFacts, locale: Locale, link: string)
     minutes: offer.consultation_minutes,
     formatName: b.format ? p.formats[b.format] : '—',
     reference: bookingReference(b.consultationId),
+    step,
     next: nextStepText(step, locale),
-    policyLine: policy.canCancelWithRefund ? t.policy.freeUntil(`${formatDay(dateInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone), locale)}, ${formatInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone).slice(11, 16)}`) : t.policy.late,
+    policyLine: policy.canCancelWithRefund ? t.policy.freeUntil(`${formatDay(dateInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone), locale)}${comma(locale)}${formatInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone).slice(11, 16)}`) : t.policy.late,
     links: calendarLinks({
       title: t.mail.invitation.summary(name),
       startMs,

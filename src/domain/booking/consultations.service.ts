@@ -140,7 +140,7 @@ export class ConsultationsService {
     const c = await this.getForUser(userId, id);
     if (!c) return null;
     const link = `${this.deps.siteUrl}/confirm/${c.confirmationToken}`;
-    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale, sequence: c.icsSequence });
+    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale, sequence: c.icsSequence, next: c.bought.next });
   }
 
   /** The consultation an intent became, if it is the user's. */

@@ -34,7 +34,7 @@ import {
 import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { takeHold } from '../../db/repositories/schedule.repository.ts';
-import { euros, formatDay } from '../../i18n/format.ts';
+import { comma, euros, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -242,7 +242,7 @@ export function personCancellationMails(c: { row: LawyerConsultationRow; now: Da
   const person: OutgoingMail = {
     kind: PERSON_CANCELLATION_KIND,
     to: row.person_email,
-    subject: m.cancelledSubject(name, `${day}, ${row.start_time.slice(0, 5)}`),
+    subject: m.cancelledSubject(name, `${day}${comma(locale)}${row.start_time.slice(0, 5)}`),
     text: [
       m.cancelledIntro,
       '',
@@ -294,11 +294,11 @@ export function moveMails(c: { row: LawyerConsultationRow; from: { date: string;
   const m = t.changeBooking.mail;
   const r = t.mail.receipt;
   const name = sanitizeShortText(row.lawyer_name);
-  const wasText = (loc: Locale) => `${formatDay(c.from.date, loc)}, ${c.from.start_time.slice(0, 5)}`;
+  const wasText = (loc: Locale) => `${formatDay(c.from.date, loc)}${comma(loc)}${c.from.start_time.slice(0, 5)}`;
   const person: OutgoingMail = {
     kind: MOVE_KIND,
     to: row.person_email,
-    subject: m.movedSubject(name, `${formatDay(row.slot_date, locale)}, ${row.start_time.slice(0, 5)}`),
+    subject: m.movedSubject(name, `${formatDay(row.slot_date, locale)}${comma(locale)}${row.start_time.slice(0, 5)}`),
     text: [
       m.movedIntro,
       '',

@@ -6,7 +6,7 @@
  * it differs (the receipt's helpers).
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
-import { formatDay } from '../../i18n/format.ts';
+import { comma, formatDay } from '../../i18n/format.ts';
 import { personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
 import { personPolicy } from '../booking/policy.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -58,7 +58,7 @@ export function personReminderMail(c: ReminderCandidate & { person_email: string
     const p = personPolicy(ctx.startsAtMs, ctx.nowMs);
     if (p.canCancelWithRefund) {
       const free = formatInZone(Date.parse(p.freeUntil), c.lawyer_timezone);
-      policyLine = m.policy.freeUntil(`${formatDay(free.slice(0, 10), locale)}, ${free.slice(11, 16)}`);
+      policyLine = m.policy.freeUntil(`${formatDay(free.slice(0, 10), locale)}${comma(locale)}${free.slice(11, 16)}`);
     } else {
       policyLine = m.policy.late;
     }
@@ -66,7 +66,7 @@ export function personReminderMail(c: ReminderCandidate & { person_email: string
   return {
     kind: which === '24h' ? PERSON_24H_KIND : PERSON_1H_KIND,
     to: c.person_email,
-    subject: (which === '24h' ? r.subject24h : r.subject1h)(name, `${day}, ${start}`),
+    subject: (which === '24h' ? r.subject24h : r.subject1h)(name, `${day}${comma(locale)}${start}`),
     text: [
       which === '24h' ? r.intro24h : r.intro1h,
       '',

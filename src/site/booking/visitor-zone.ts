@@ -88,9 +88,54 @@ export const CHOOSER_ZONES = [
 const names = new Map<string, string>();
 
 /**
+ * The country of each zone the chooser offers, so a name is told apart in the reader's language
+ * ("hora de Europa oriental (Rumanía)", «توقيت شرق أوروبا (أوكرانيا)») rather than by the English city
+ * of the IANA name ("(Bucharest)", "(Bogota)" on a Spanish or Arabic page). Intl has no zone →
+ * country table; a zone not listed here keeps its city.
+ */
+const ZONE_COUNTRY: Readonly<Record<string, string>> = {
+  'Europe/London': 'GB', 'Europe/Lisbon': 'PT', 'Europe/Paris': 'FR', 'Europe/Bucharest': 'RO', 'Europe/Kyiv': 'UA',
+  'Europe/Moscow': 'RU', 'Africa/Casablanca': 'MA', 'Africa/Algiers': 'DZ', 'Africa/Dakar': 'SN', 'Africa/Lagos': 'NG',
+  'Africa/Cairo': 'EG', 'Asia/Dubai': 'AE', 'Asia/Karachi': 'PK', 'Asia/Kolkata': 'IN', 'Asia/Manila': 'PH',
+  'Asia/Shanghai': 'CN', 'America/New_York': 'US', 'America/Mexico_City': 'MX', 'America/Bogota': 'CO', 'America/Lima': 'PE',
+  'America/Caracas': 'VE', 'America/Santiago': 'CL', 'America/Argentina/Buenos_Aires': 'AR', 'America/Sao_Paulo': 'BR',
+};
+
+const regionNames = new Map<string, Intl.DisplayNames>();
+function countryName(zone: string, locale: Locale): string | null {
+  const region = ZONE_COUNTRY[zone];
+  if (!region) return null;
+  let d = regionNames.get(locale);
+  if (!d) regionNames.set(locale, (d = new Intl.DisplayNames([intlTag(locale)], { type: 'region' })));
+  return d.of(region) ?? null;
+}
+
+const shared = new Map<string, Set<string>>();
+/** The generic names two or more of the chooser's zones share in `locale` ("hora de Europa oriental": Bucharest, Kyiv, Cairo). */
+function sharedNames(locale: Locale): Set<string> {
+  let out = shared.get(locale);
+  if (!out) {
+    const seen = new Set<string>();
+    out = new Set<string>();
+    for (const z of CHOOSER_ZONES) {
+      const generic = intlZoneName(locale, z);
+      if (!generic) continue;
+      if (seen.has(generic)) out.add(generic);
+      seen.add(generic);
+    }
+    shared.set(locale, out);
+  }
+  return out;
+}
+
+/**
  * "hora peninsular", "hora de Canarias" (the catalogue's names, `reference.zones`, as everywhere
- * on the site); any other zone by Intl's generic name and its city, so two zones of one name
- * stay apart in the chooser: "hora de Marruecos (Casablanca)", "Colombia Standard Time (Bogota)".
+ * on the site); any other zone by Intl's generic name ("hora estándar de Colombia") and, when one
+ * of the chooser's other zones has the same name, where it is so the two stay apart: its country
+ * in the reader's language ("hora de Europa oriental (Rumanía)"), or for a zone of unknown country
+ * its city ("Central European Time (Warsaw)"); a chooser zone whose name does not say its country
+ * gets it too ("hora oriental (Estados Unidos)"). Never the IANA name's English city for a zone
+ * whose country is known ("(Bogota)" on a Spanish or Arabic page).
  */
 export function zoneName(zone: string, locale: string): string {
   const lang: Locale = isLocale(locale) ? locale : 'en';
@@ -99,10 +144,15 @@ export function zoneName(zone: string, locale: string): string {
   const key = `${lang}|${zone}`;
   let name = names.get(key);
   if (name === undefined) {
-    const city = (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
+    const country = countryName(zone, lang);
+    const place = country ?? (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
     const generic = intlZoneName(lang, zone);
-    // A bare offset ("GMT-03:00") says little: the city says where.
-    name = generic && !/^GMT/.test(generic) ? `${generic} (${city})` : `${city}${generic ? ` (${generic})` : ''}`;
+    // A bare offset ("GMT-03:00") says little: the country or city says where.
+    if (!generic || /^GMT|^غرينتش[+-]/.test(generic)) name = generic ? `${place} (${generic})` : place;
+    else if (sharedNames(lang).has(generic)) name = `${generic} (${place})`;
+    // A name that does not say its country ("hora oriental", "hora estándar central") gets it;
+    // one that does, in any grammatical case ("Ora standard a Columbiei"), is left alone.
+    else name = country && !generic.toLocaleLowerCase(lang).includes(country.toLocaleLowerCase(lang).slice(0, 5)) ? `${generic} (${country})` : generic;
     if (names.size < 2000) names.set(key, name);
   }
   return name;

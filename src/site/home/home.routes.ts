@@ -7,7 +7,7 @@ import type { DirectoryService } from '../../domain/directory/directory.service.
 import type { TrustService } from '../../domain/directory/trust.service.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { PracticeAreaNode, ReferenceData } from '../../domain/directory/reference.service.ts';
-import type { Locale } from '../../i18n/index.ts';
+import type { Locale, Messages } from '../../i18n/index.ts';
 import { capitalized, languageName, practiceAreaName } from '../../i18n/reference.ts';
 import { createAjv, toFieldErrors } from '../../domain/validation.ts';
 import { suggestPracticeAreas } from '../../domain/directory/practice-area-suggest.ts';
@@ -99,13 +99,13 @@ export function homeArea(directory: DirectoryService, trustService: TrustService
       let answer: SearchResponse | null = null;
       if (searched) {
         if (!validate(query)) {
-          for (const e of toFieldErrors(validate.errors ?? [], '')) errors[e.pointer.slice(1)] = ctx.t.home.invalidField;
+          for (const e of toFieldErrors(validate.errors ?? [], '')) errors[e.pointer.slice(1)] = fieldMessage(ctx.t, e.pointer.slice(1));
         } else {
           try {
             answer = await directory.search(query as SearchQuery);
           } catch (err) {
             if (!(err instanceof DomainError) || err.code !== 'invalid_request') throw err;
-            for (const e of err.errors ?? []) errors[e.pointer.split('/').pop() ?? ''] = ctx.t.home.invalidField;
+            for (const e of err.errors ?? []) errors[e.pointer.split('/').pop() ?? ''] = fieldMessage(ctx.t, e.pointer.split('/').pop() ?? '');
           }
         }
       }
@@ -126,4 +126,14 @@ export function homeArea(directory: DirectoryService, trustService: TrustService
       return reply.cachedPage(key, (c, once) => h(HomePage, { ctx: c, values, errors, ...lists(ref, c.locale), results, need: null, times, trust, once }));
     });
   };
+}
+
+/**
+ * What to do about a search field the directory refused: the price says what it takes (a person who
+ * typed "-5" or "80,5€" was told only "Check this value"), a list says to choose from it.
+ */
+function fieldMessage(t: Messages, field: string): string {
+  if (field === 'max_fee_eur') return t.home.invalidFee;
+  if (field === 'city' || field === 'practice_area' || field === 'language' || field === 'sort') return t.home.invalidChoice;
+  return t.home.invalidField;
 }
