@@ -113,7 +113,7 @@
     var out = [];
     var d = digits(number.value);
     if (d.length < 12 || d.length > 19 || !luhn(d)) out.push(['number', form.getAttribute('data-msg-number')]);
-    var m = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(expiry.value.trim());
+    var m = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(expiry.value.trim()) || /^(\d{2})(\d{2})$/.exec(expiry.value.trim());
     var month = m ? Number(m[1]) : 0;
     if (!m || month < 1 || month > 12) out.push(['expiry', form.getAttribute('data-msg-expiry')]);
     else {
