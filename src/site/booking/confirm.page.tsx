@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { CsrfField, Field, Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatTime, comma } from '../../i18n/format.ts';
+import { formatDay, formatTime, comma, colon } from '../../i18n/format.ts';
 import { timeIn, zoneName } from './visitor-zone.ts';
 import { BookingScript, BothTimes, ZoneChooser } from './zone.tsx';
 import { Layout } from '../ui/layout.tsx';
@@ -375,7 +375,9 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
               >
                 <CsrfField ctx={ctx} />
                 <CardInput name="number" label={t.pay.number} autocomplete="cc-number" maxLength={23} value={values?.number ? groupCardNumber(values.number) : undefined} error={fieldError('number')} placeholder="1234 1234 1234 1234">
-                  {b.cardBrand}: <span class="card-brand" data-card-brand>{brand ?? '—'}</span>
+                  {b.cardBrand}
+                  {colon(ctx.locale)}
+                  <span class="card-brand" data-card-brand>{brand ?? '—'}</span>
                 </CardInput>
                 <div class="grid two">
                   <CardInput name="expiry" label={t.pay.expiry} autocomplete="cc-exp" maxLength={7} value={values?.expiry} error={fieldError('expiry')} hint={t.pay.expiryHint} />
