@@ -315,7 +315,8 @@ function CardInput(p: { name: 'number' | 'expiry' | 'cvc'; label: string; hint?:
 /**
  * The payment step: the demo card form on our origin (summary beside it on a desktop, above it on
  * a phone), or the button to Stripe's hosted Checkout. After a refused card the form comes back
- * with what was typed — except the CVC — and the error summary, which booking.js focuses.
+ * with what was typed — except the CVC — and the error summary, which has the focus (autofocus
+ * without JavaScript; booking.js focuses it too, and the summary of problems it finds itself).
  */
 export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageProps) {
   const { t } = ctx;
@@ -347,7 +348,7 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
               <h2 id="card-heading">
                 {t.pay.cardHeading} <span class="badge demo">{t.pay.demoBadge}</span>
               </h2>
-              <div class="notice bad error-summary" id="card-errors" role="alert" tabindex={-1} data-error-summary data-focus={error ? '' : undefined} hidden={!error}>
+              <div class="notice bad error-summary" id="card-errors" role="alert" tabindex={-1} data-error-summary data-focus={error ? '' : undefined} autofocus={error ? true : undefined} hidden={!error}>
                 <h3 class="error-summary-title">{b.errorSummary}</h3>
                 <ul data-error-list>
                   {error && field ? (
