@@ -215,7 +215,9 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
       await until(page, () => document.activeElement?.id === 'card-errors');
       assert.match(await page.locator('#card-errors').innerText(), /expired|caducada/);
       assert.equal(posted, 0);
-      await page.fill('#f-expiry', '12/30');
+      // Filled as autofill or a paste may put it, with a four-digit year: read as 12/30, not cut to an expired 12/20.
+      await page.fill('#f-expiry', '12/2030');
+      assert.equal(await page.inputValue('#f-expiry'), '12/30');
       await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/confirm/${token}/pay`) && r.status() === 422), page.locator('.pay-button').click()]);
       await until(page, () => document.activeElement?.id === 'card-errors');
       assert.match(await page.locator('#card-errors').innerText(), /declined|rechazada/);

@@ -101,7 +101,10 @@
       // Deleting keeps what is left as it is; typing "1230" becomes "12/30".
       if (event.inputType && event.inputType.indexOf('delete') === 0) return;
       reformat(expiry, function (v) {
-        var d = digits(v).slice(0, 4);
+        var d = digits(v);
+        // A four-digit year (autofill or a paste, "12/2030") is kept as its last two digits, not cut to "12/20".
+        if (/^(0[1-9]|1[0-2])20\d\d$/.test(d)) d = d.slice(0, 2) + d.slice(4);
+        d = d.slice(0, 4);
         if (d.length === 1 && d > '1') d = '0' + d;
         return d.length > 2 ? d.slice(0, 2) + '/' + d.slice(2) : d;
       });
