@@ -88,6 +88,7 @@ export function intlZoneName(locale: string, timeZone: string): string | undefin
   } catch {
     return undefined;
   }
+  if (name && locale === 'fr') return name.replace(/ ([:;!?])/g, '\u00a0$1'); // Intl writes "heure : Royaume-Uni"; French wants a no-break space.
   return name && locale === 'uk' ? ukrainianNominative(name) : name;
 }
 

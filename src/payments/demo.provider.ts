@@ -35,7 +35,8 @@ export function luhnValid(digits: string): boolean {
 export function demoCardOutcome(card: { number: string; expiry: string; cvc: string }, now: Date): 'ok' | DeclineCode {
   const number = card.number.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) return 'invalid_number';
-  const expiry = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(card.expiry.trim());
+  // MM/YY as printed, or the four digits alone (MMYY): without JavaScript nothing puts the slash in.
+  const expiry = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(card.expiry.trim()) ?? /^(\d{2})(\d{2})$/.exec(card.expiry.trim());
   const month = expiry ? Number(expiry[1]) : 0;
   if (!expiry || month < 1 || month > 12) return 'invalid_expiry';
   if (!/^\d{3,4}$/.test(card.cvc.trim())) return 'invalid_cvc';

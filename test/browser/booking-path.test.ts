@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -215,7 +215,9 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
       await until(page, () => document.activeElement?.id === 'card-errors');
       assert.match(await page.locator('#card-errors').innerText(), /expired|caducada/);
       assert.equal(posted, 0);
-      await page.fill('#f-expiry', '12/30');
+      // Filled as autofill or a paste may put it, with a four-digit year: read as 12/30, not cut to an expired 12/20.
+      await page.fill('#f-expiry', '12/2030');
+      assert.equal(await page.inputValue('#f-expiry'), '12/30');
       await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/confirm/${token}/pay`) && r.status() === 422), page.locator('.pay-button').click()]);
       await until(page, () => document.activeElement?.id === 'card-errors');
       assert.match(await page.locator('#card-errors').innerText(), /declined|rechazada/);
@@ -247,5 +249,35 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
       await ctx.close();
     }
     assert.equal(problems.join('\n'), '');
+  });
+
+  it('checkout without JavaScript (phone): the server decides, its error summary has the focus and is in view, an expiry typed 1230 is read as 12/30', async () => {
+    const ctx = await context(PHONE, 'es', 'Europe/Madrid', false);
+    const page = await ctx.newPage();
+    const token = await holdATime(page);
+    await signIn(page, 'pay-nojs@example.com');
+    const send = () => Promise.all([page.waitForResponse((r) => r.url().endsWith(`/confirm/${token}/pay`) && r.request().method() === 'POST'), page.locator('.pay-button').click()]);
+    await page.fill('#f-number', '4000 0000 0000 0002');
+    await page.fill('#f-expiry', '1230');
+    await page.fill('#f-cvc', '123');
+    const [declined] = await send();
+    assert.equal(declined.status(), 422);
+    await page.waitForLoadState('load');
+    // Declined (not "invalid expiry"): the four digits were read as 12/30.
+    assert.match(await page.locator('#card-errors').innerText(), /rechazada/);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'card-errors', 'the error summary has the focus');
+    const box = (await page.locator('#card-errors').boundingBox())!;
+    assert.ok(box.y >= 0 && box.y + box.height <= PHONE.height, `the error summary is on screen (y ${box.y})`);
+    assert.equal(await page.inputValue('#f-expiry'), '1230', 'what was typed is kept');
+    assert.equal(await page.inputValue('#f-cvc'), '');
+    // axe-core needs scripts (the pages with JavaScript are checked above); the width is checked here.
+    assert.ok((await sidewaysOverflow(page)) <= 1, 'no sideways overflow');
+    await page.screenshot({ path: path.join(SHOTS, 'pay-declined-nojs-phone.png'), fullPage: true });
+    await page.fill('#f-number', '4242 4242 4242 4242');
+    await page.fill('#f-cvc', '123');
+    await send();
+    await page.waitForURL(`**/confirm/${token}`);
+    assert.match(await page.locator('h1').innerText(), /reservada|confirmada/i);
+    await ctx.close();
   });
 });

@@ -32,6 +32,11 @@ describe('demo provider: card outcomes', () => {
     assert.equal(card('4242424242424242', '12 / 99'), 'ok');
     assert.equal(card('4242424242424242', '00/30'), 'invalid_expiry');
     assert.equal(card('4242424242424242', '12/2030'), 'invalid_expiry');
+    // Typed without the slash (a form without JavaScript does not add it): the four digits are MMYY.
+    assert.equal(card('4242424242424242', '1230'), 'ok');
+    assert.equal(card('4242424242424242', '1026'), 'expired_card');
+    assert.equal(card('4242424242424242', '1330'), 'invalid_expiry');
+    assert.equal(card('4242424242424242', '123'), 'invalid_expiry');
     assert.equal(card('4242424242424242', '12/30', '1234'), 'ok');
     assert.equal(card('4242424242424242', '12/30', '12345'), 'invalid_cvc');
     assert.equal(demoCardOutcome({ number: '4242424242424242', expiry: '11/26', cvc: '123' }, new Date('2026-12-01T00:00:00.000Z')), 'expired_card');

@@ -100,4 +100,12 @@ describe('the Arabic catalogue', () => {
     assert.match(ar.book.earlier, /^→/);
     assert.match(ar.book.later, /←$/);
   });
+
+  it('writes the card form in Arabic letters: the expiry as month/year, not MM/YY (names of card networks, CVC and Stripe kept as printed)', () => {
+    const card = texts().filter((t) => t.path.startsWith('pay.') || t.path.startsWith('bookingPath.clientErrors.'));
+    assert.ok(card.some((t) => t.path.startsWith('pay.expiry')), 'the card form is read');
+    const kept = /\b(?:American Express|CVC|Stripe|Consulta)\b/g;
+    const latin = card.filter((t) => /[A-Za-z]/.test(t.text.replace(kept, '')));
+    assert.deepEqual(latin.map((t) => `${t.path}: ${t.text}`), []);
+  });
 });

@@ -101,7 +101,10 @@
       // Deleting keeps what is left as it is; typing "1230" becomes "12/30".
       if (event.inputType && event.inputType.indexOf('delete') === 0) return;
       reformat(expiry, function (v) {
-        var d = digits(v).slice(0, 4);
+        var d = digits(v);
+        // A four-digit year (autofill or a paste, "12/2030") is kept as its last two digits, not cut to "12/20".
+        if (/^(0[1-9]|1[0-2])20\d\d$/.test(d)) d = d.slice(0, 2) + d.slice(4);
+        d = d.slice(0, 4);
         if (d.length === 1 && d > '1') d = '0' + d;
         return d.length > 2 ? d.slice(0, 2) + '/' + d.slice(2) : d;
       });
@@ -113,7 +116,7 @@
     var out = [];
     var d = digits(number.value);
     if (d.length < 12 || d.length > 19 || !luhn(d)) out.push(['number', form.getAttribute('data-msg-number')]);
-    var m = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(expiry.value.trim());
+    var m = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec(expiry.value.trim()) || /^(\d{2})(\d{2})$/.exec(expiry.value.trim());
     var month = m ? Number(m[1]) : 0;
     if (!m || month < 1 || month > 12) out.push(['expiry', form.getAttribute('data-msg-expiry')]);
     else {

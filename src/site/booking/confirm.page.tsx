@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { CsrfField, Field, Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatTime, comma } from '../../i18n/format.ts';
+import { formatDay, formatTime, comma, colon } from '../../i18n/format.ts';
 import { timeIn, zoneName } from './visitor-zone.ts';
 import { BookingScript, BothTimes, ZoneChooser } from './zone.tsx';
 import { Layout } from '../ui/layout.tsx';
@@ -315,7 +315,8 @@ function CardInput(p: { name: 'number' | 'expiry' | 'cvc'; label: string; hint?:
 /**
  * The payment step: the demo card form on our origin (summary beside it on a desktop, above it on
  * a phone), or the button to Stripe's hosted Checkout. After a refused card the form comes back
- * with what was typed — except the CVC — and the error summary, which booking.js focuses.
+ * with what was typed — except the CVC — and the error summary, which has the focus (autofocus
+ * without JavaScript; booking.js focuses it too, and the summary of problems it finds itself).
  */
 export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageProps) {
   const { t } = ctx;
@@ -347,7 +348,7 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
               <h2 id="card-heading">
                 {t.pay.cardHeading} <span class="badge demo">{t.pay.demoBadge}</span>
               </h2>
-              <div class="notice bad error-summary" id="card-errors" role="alert" tabindex={-1} data-error-summary data-focus={error ? '' : undefined} hidden={!error}>
+              <div class="notice bad error-summary" id="card-errors" role="alert" tabindex={-1} data-error-summary data-focus={error ? '' : undefined} autofocus={error ? true : undefined} hidden={!error}>
                 <h3 class="error-summary-title">{b.errorSummary}</h3>
                 <ul data-error-list>
                   {error && field ? (
@@ -375,7 +376,9 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
               >
                 <CsrfField ctx={ctx} />
                 <CardInput name="number" label={t.pay.number} autocomplete="cc-number" maxLength={23} value={values?.number ? groupCardNumber(values.number) : undefined} error={fieldError('number')} placeholder="1234 1234 1234 1234">
-                  {b.cardBrand}: <span class="card-brand" data-card-brand>{brand ?? '—'}</span>
+                  {b.cardBrand}
+                  {colon(ctx.locale)}
+                  <span class="card-brand" data-card-brand>{brand ?? '—'}</span>
                 </CardInput>
                 <div class="grid two">
                   <CardInput name="expiry" label={t.pay.expiry} autocomplete="cc-exp" maxLength={7} value={values?.expiry} error={fieldError('expiry')} hint={t.pay.expiryHint} />

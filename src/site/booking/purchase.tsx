@@ -12,6 +12,7 @@ import { calendarLinks, effectiveFormat, formatPhone, NOTE_MAX, offeredFormats, 
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, euros } from '../ui/components.tsx';
+import { colon } from '../../i18n/format.ts';
 import { formatNames } from '../lawyers/trust.tsx';
 import { dayTimeIn, zoneName } from './visitor-zone.ts';
 import { otherZone } from './zone.tsx';
@@ -302,11 +303,16 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
       </p>
       {cancelled ? null : how}
       <p>
-        {u.reference}: <strong class="mono">{c.bought.reference}</strong> <span class="meta">{compact ? null : u.referenceHint}</span>
+        {u.reference}
+        {colon(ctx.locale)}
+        <strong class="mono">{c.bought.reference}</strong> <span class="meta">{compact ? null : u.referenceHint}</span>
       </p>
       {cancelled ? null : (
         <div class="calendar-links">
-          <span>{u.addToCalendar}:</span>{' '}
+          <span>
+            {u.addToCalendar}
+            {colon(ctx.locale).trimEnd()}
+          </span>{' '}
           <a href={links.google} rel="noopener noreferrer">
             {u.google}
           </a>{' '}
