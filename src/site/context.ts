@@ -12,6 +12,8 @@ export interface SiteUser {
   operator: boolean;
   /** Linked to a lawyer record (lawyers.user_id): the header links to the lawyer's portal. */
   lawyer: boolean;
+  /** Has developer work (a key, an endpoint, a firm) or is an operator: the header shows the Developers entry on every page. */
+  developer: boolean;
 }
 
 export interface SiteContext {

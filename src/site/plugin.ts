@@ -201,7 +201,7 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     return {
       locale,
       t: messages(locale),
-      user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name, operator: auth.user.operator, lawyer: auth.user.lawyer } : null,
+      user: auth ? { id: auth.user.id, email: auth.user.email, name: auth.user.name, operator: auth.user.operator, lawyer: auth.user.lawyer, developer: auth.user.developer } : null,
       session: auth ? { id: auth.sessionId, stepUpAt: auth.stepUpAt } : null,
       path: pagePath(request.url),
       origin,

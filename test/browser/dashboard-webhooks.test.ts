@@ -42,10 +42,13 @@ for (const target of databaseTargets()) {
     let receiver: Receiver;
     let browser: Browser;
     let site: string;
-    const clock = new ManualClock(Date.now());
+    // Set when the suite starts, not when the file loads: the receiver verifies timestamps against
+    // real time (5 minutes' tolerance), and the PostgreSQL suite starts after the SQLite one.
+    let clock: ManualClock;
     let n = 0;
 
     before(async () => {
+      clock = new ManualClock(Date.now());
       db = await target.create();
       await db.database.close();
       const port = await freePort();
@@ -137,6 +140,7 @@ for (const target of databaseTargets()) {
         await page.getByRole('button', { name: 'Send test event' }).click();
         await page.waitForURL(/done=test/);
         assert.match(await page.locator('main').innerText(), /No deliveries yet/);
+        assert.match(await page.locator('dl.facts').innerText(), /Messages waiting\s+1\b/);
         assert.match(await page.locator('[data-live-status]').innerText(), /updates by itself/);
         // A mark that a reload or a navigation would wipe out.
         await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
@@ -147,6 +151,9 @@ for (const target of databaseTargets()) {
         await delivery.waitFor({ timeout: 15_000 });
         assert.match(await delivery.innerText(), /Test event\s+Delivered/);
         assert.match(await delivery.innerText(), /Attempt 1/);
+        // The facts above follow the list: a delivered message no longer reads as waiting.
+        assert.equal(await page.locator('dl.facts').count(), 1);
+        assert.match(await page.locator('dl.facts').innerText(), /Messages waiting\s+0\b/);
         assert.equal(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed), true, 'no reload, no navigation');
         assert.match(await page.locator('[data-live-status]').innerText(), /^Updated at \d/);
         assert.deepEqual(await pageProblems(page, 'live endpoint page'), []);

@@ -300,6 +300,8 @@ for (const target of databaseTargets()) {
         assert.notEqual(versionOf(fresh.body), versionOf(empty.body), 'a new attempt changes the version');
         assert.match(pageText(fresh.body), /Test event Delivered/);
         assert.match(pageText(fresh.body), /200 Attempt 1/);
+        assert.match(fresh.body, /<dl class="facts" data-live-facts="true">/, "the endpoint's facts come with the list, for the script to update");
+        assert.match(pageText(fresh.body), /Messages waiting 0/);
         assert.ok(fresh.body.includes('&lt;img src=x'), "the receiver's answer, escaped");
         assert.ok(!fresh.body.includes('<img src=x'), 'never as markup');
         assert.equal(versionOf((await me.client.get(`${url}/deliveries`)).body), versionOf(fresh.body), 'unchanged while nothing happens');

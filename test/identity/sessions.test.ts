@@ -48,7 +48,7 @@ for (const target of databaseTargets()) {
       assert.ok(!JSON.stringify(stored).includes(s.token));
       assert.equal(stored.user_agent?.length, 300, 'the user agent is capped');
       const auth = await sessions.authenticate(s.token);
-      assert.deepEqual(auth, { user: { id: user.id, email: user.email, name: null, locale: null, operator: false, lawyer: false }, sessionId: s.id, stepUpAt: null, endsAt: new Date(Date.parse(TEST_NOW) + 7 * DAY).toISOString() });
+      assert.deepEqual(auth, { user: { id: user.id, email: user.email, name: null, locale: null, operator: false, lawyer: false, developer: false }, sessionId: s.id, stepUpAt: null, endsAt: new Date(Date.parse(TEST_NOW) + 7 * DAY).toISOString() });
     });
 
     it('refuses missing, malformed and unknown tokens', async () => {

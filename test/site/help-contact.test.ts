@@ -44,12 +44,28 @@ for (const target of databaseTargets()) {
       for (const href of ['/help', '/contact', '/legal/aviso-legal', '/legal/privacy', '/legal/terms', '/legal/cookies', '/developer']) assert.match(footer, new RegExp(`href="${href}"`), href);
       assert.match(page.body, /<img src="\/assets\/logo\.[0-9a-f]+\.svg" alt(="")? /, 'the logo mark, decorative beside the name');
 
+      // A person who only books (signed in to confirm a time) is not offered the developer area in the header.
       const ana = await signedIn(ctx, 'ana-nav@example.com', { lang: 'en' });
-      const mine = await ana.client.get('/help');
-      const nav = pageText(/<nav class="site-nav"[\s\S]*?<\/nav>/.exec(mine.body)![0]);
-      assert.match(nav, /Find a lawyer.*My consultations.*Account.*Sign out.*Developers/s);
-      assert.match(mine.body, /<a href="\/account"/);
-      assert.match(mine.body, /class="nav-developers" href="\/developer"/);
+      const headerOf = async (client: SiteClient, path: string) => pageText(/<nav class="site-nav"[\s\S]*?<\/nav>/.exec((await client.get(path)).body)![0]);
+      for (const path of ['/help', '/consultations', '/account', '/']) {
+        const nav = await headerOf(ana.client, path);
+        assert.match(nav, /Find a lawyer.*My consultations.*Account.*Sign out/s, path);
+        assert.doesNotMatch(nav, /Developers/, `${path}: a person who only books sees no developer entry in the header`);
+      }
+      assert.match(pageText(/<footer[\s\S]*<\/footer>/.exec((await ana.client.get('/help')).body)![0]), /For developers.*Developer dashboard/s, 'the footer still leads to it');
+      // Developer work (a key, an endpoint of their own, a firm) or the operator role brings the entry to every page.
+      const withKey = await signedIn(ctx, 'kai-nav@example.com', { lang: 'en' });
+      await ctx.app.services.keys.create({ type: 'user', userId: withKey.userId }, { ownerEmail: withKey.email }, { mode: 'test', name: 'laptop' });
+      const withEndpoint = await signedIn(ctx, 'eva-nav@example.com', { lang: 'en' });
+      await ctx.app.services.webhooks.create({ type: 'user', userId: withEndpoint.userId }, null, { url: 'https://93.184.216.34/hooks/consulta' });
+      const firmMember = await signedIn(ctx, 'fina-nav@example.com', { lang: 'en' });
+      await ctx.app.services.accounts.createFirm({ type: 'operator' }, { slug: 'bufete-nav', name: 'Bufete Nav', ownerEmail: firmMember.email });
+      const operator = await signedIn(ctx, 'olga-nav@example.com', { lang: 'en', operator: true });
+      for (const [who, person] of [['a key', withKey], ['an endpoint', withEndpoint], ['a firm', firmMember], ['the operator role', operator]] as const) {
+        const mine = await person.client.get('/help');
+        assert.match(pageText(/<nav class="site-nav"[\s\S]*?<\/nav>/.exec(mine.body)![0]), /Find a lawyer.*My consultations.*Account.*Sign out.*Developers/s, who);
+        assert.match(mine.body, /class="nav-developers" href="\/developer"/, who);
+      }
       // The developer area: its own entry marked current, its own side navigation, developer links first in the footer.
       const dev = await ana.client.get('/developer');
       assert.equal(dev.statusCode, 200);

@@ -1,4 +1,5 @@
 /** Sign-in challenges and sessions. Guarded updates make each transition happen once. */
+import type { SqlBool } from 'kysely';
 import type { SessionTable, SignInChallengeTable, UserTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -48,7 +49,12 @@ export async function insertSession(db: Executor, row: SessionTable): Promise<vo
   await db.insertInto('sessions').values(row).execute();
 }
 
-export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'> & { operator_since: string | null; lawyer_id: string | null };
+/**
+ * `has_developer_work`: the person has an API key of their own, a webhook endpoint of their own or
+ * a firm membership (0/1 in SQLite, a boolean in PostgreSQL). Three existence probes on indexes
+ * (api_keys_owner_user, webhook_endpoints_owner, firm_memberships_user).
+ */
+export type SessionWithUser = SessionTable & Pick<UserTable, 'email' | 'name' | 'locale'> & { operator_since: string | null; lawyer_id: string | null; has_developer_work: SqlBool };
 
 export function findSessionByTokenHash(db: Executor, tokenHash: string): Promise<SessionWithUser | undefined> {
   return db
@@ -59,6 +65,15 @@ export function findSessionByTokenHash(db: Executor, tokenHash: string): Promise
     .leftJoin('lawyers as l', 'l.user_id', 's.user_id')
     .selectAll('s')
     .select(['u.email', 'u.name', 'u.locale', 'o.added_at as operator_since', 'l.id as lawyer_id'])
+    .select((eb) =>
+      eb
+        .or([
+          eb.exists(eb.selectFrom('api_keys as k').select('k.id').whereRef('k.owner_user_id', '=', 's.user_id')),
+          eb.exists(eb.selectFrom('webhook_endpoints as w').select('w.id').where('w.owner_type', '=', 'user').whereRef('w.owner_id', '=', 's.user_id')),
+          eb.exists(eb.selectFrom('firm_memberships as m').select('m.firm_id').whereRef('m.user_id', '=', 's.user_id')),
+        ])
+        .as('has_developer_work'),
+    )
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

@@ -47,6 +47,12 @@ export interface SessionUser {
   operator: boolean;
   /** Linked to a lawyer record (lawyers.user_id): the site header offers her the lawyer's portal. */
   lawyer: boolean;
+  /**
+   * Has done developer work: an API key or a webhook endpoint of their own, a firm membership, or
+   * is an operator. Only then does the site's header offer the developer area everywhere; a person
+   * who only books never meets it there (docs/site.md#two-areas-people-and-developers).
+   */
+  developer: boolean;
 }
 
 /** A signed-in browser's session as pages see it. */
@@ -101,7 +107,7 @@ export class SessionService {
       lastSeen = nowMs;
     }
     return {
-      user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale, operator: row.operator_since !== null, lawyer: row.lawyer_id !== null },
+      user: { id: row.user_id, email: row.email, name: row.name, locale: row.locale, operator: row.operator_since !== null, lawyer: row.lawyer_id !== null, developer: row.operator_since !== null || Boolean(row.has_developer_work) },
       sessionId: row.id,
       stepUpAt: row.step_up_at,
       endsAt: new Date(Math.min(Date.parse(row.expires_at), lastSeen + idleMs)).toISOString(),

@@ -50,6 +50,13 @@
     if (active && active !== document.body && target.contains(active)) return false;
     var open = {};
     target.querySelectorAll('details[data-attempt][open]').forEach(function (d) { open[d.getAttribute('data-attempt')] = true; });
+    // The endpoint's facts (messages waiting, failures, status) come with the list: put them in their place.
+    var facts = fragment.querySelector('[data-live-facts]');
+    if (facts) {
+      facts.remove();
+      var shown = document.querySelector('[data-live-facts]');
+      if (shown) shown.replaceWith(facts);
+    }
     target.replaceChildren(fragment);
     target.querySelectorAll('details[data-attempt]').forEach(function (d) { if (open[d.getAttribute('data-attempt')]) d.open = true; });
     return true;

@@ -80,11 +80,16 @@ function eventsText(ctx: SiteContext, endpoint: WebhookEndpoint): string {
   return endpoint.eventTypes === null ? ctx.t.webhooks.allEvents : endpoint.eventTypes.join(', ');
 }
 
-function EndpointFacts({ ctx, endpoint }: { ctx: SiteContext; endpoint: WebhookEndpoint }) {
+/**
+ * An endpoint's facts. Marked `data-live-facts`: the deliveries fragment carries a fresh copy, so
+ * the page's script updates "messages waiting", the failures and the status with the list (a
+ * delivered message must not still read as waiting beside it).
+ */
+export function EndpointFacts({ ctx, endpoint }: { ctx: SiteContext; endpoint: WebhookEndpoint }) {
   const t = ctx.t.webhooks;
   const disabled = disabledText(ctx, endpoint);
   return (
-    <dl class="facts">
+    <dl class="facts" data-live-facts>
       <dt>{t.colUrl}</dt>
       <dd class="mono">{endpoint.url}</dd>
       <dt>{t.colEvents}</dt>

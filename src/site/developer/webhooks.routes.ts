@@ -15,6 +15,7 @@ import type { DashboardDeps } from '../dashboard-deps.ts';
 import { requireUser } from '../guards.ts';
 import {
   DeliveriesList,
+  EndpointFacts,
   DisableEndpointPage,
   EndpointDetailPage,
   NewEndpointPage,
@@ -201,7 +202,10 @@ export function webhooksArea({ webhooks, accounts, clock }: DashboardDeps) {
         const page = await load(request, reply);
         if (!page) return reply;
         const { attempts, next } = await webhooks.deliveryPage(page.actor, page.endpoint.id, { limit: PAGE_SIZE, before: null });
-        const html = renderToString(h(DeliveriesList, { ctx: request.site, owner: page.owner, endpoint: page.endpoint, attempts, next, paged: false }));
+        // The list, then the endpoint's facts as they are now (the script moves them to their place).
+        const html =
+          renderToString(h(DeliveriesList, { ctx: request.site, owner: page.owner, endpoint: page.endpoint, attempts, next, paged: false })) +
+          renderToString(h(EndpointFacts, { ctx: request.site, endpoint: page.endpoint }));
         return reply.type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(html);
       });
 

@@ -102,7 +102,8 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
               ) : (
                 <a href={`/sign-in?return_to=${encodeURIComponent(ctx.path)}`} aria-current={current('sign-in')}>{t.layout.signIn}</a>
               )}
-              {ctx.user || developers ? (
+              {/* People are not developers: the entry is for those with developer work, and inside the area. */}
+              {ctx.user?.developer || developers ? (
                 <a class="nav-developers" href="/developer" aria-current={current('dashboard')}>{f.nav.developers}</a>
               ) : null}
               <LanguageLinks ctx={ctx} />
