@@ -6,6 +6,10 @@
  * on the keys pages, and the API refuses it from an address outside the list (`ip_not_allowed`);
  * the member, without keys:manage, gets the 403 page. axe-core on every firm page in English and
  * Spanish, nothing wider than a phone; screenshots for docs/dashboard.md.
+ *
+ * The journey runs on every database. The page sweep (some 50 pages through axe-core) checks
+ * markup, which no database changes: it runs once, on the last target (PostgreSQL wherever it is
+ * configured, as in CI). Run on both, the file ran past its 600 s budget in a busy CI rehearsal.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +23,7 @@ import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { invitationToken, OPERATOR } from '../support/firms.ts';
 
 const unavailable = browserUnavailable();
+const sweepOn = databaseTargets().at(-1)!.name;
 
 for (const target of databaseTargets()) {
   describe(`firm pages in Chromium (${target.name})`, { skip: unavailable }, () => {
@@ -134,7 +139,7 @@ for (const target of databaseTargets()) {
       }
     });
 
-    it('every firm page passes axe-core in English and Spanish and fits a phone; screenshots', async () => {
+    if (target.name === sweepOn) it('every firm page passes axe-core in English and Spanish and fits a phone; screenshots', async () => {
       const owner = await person('a11y');
       const slug = `despacho-${target.name}`;
       const { accounts, keys } = server.app.services;

@@ -4,6 +4,10 @@
  * page, calls the API with it (200), revokes it through the confirmation page, and the next call
  * is 401. axe-core on every key page (a person's and a firm's) in both languages, nothing wider
  * than a phone; screenshots for docs/dashboard.md.
+ *
+ * The journeys run on every database. The page sweep checks markup, which no database changes:
+ * it runs once, on the last target (PostgreSQL wherever it is configured, as in CI). Run on both,
+ * the file ran past its 600 s budget in a busy CI rehearsal.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -18,6 +22,7 @@ import { addSessionCookie, screenshot } from '../support/dashboard.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
+const sweepOn = databaseTargets().at(-1)!.name;
 
 for (const target of databaseTargets()) {
   describe(`API key pages in Chromium (${target.name})`, { skip: unavailable }, () => {
@@ -140,7 +145,7 @@ for (const target of databaseTargets()) {
       }
     });
 
-    it('every key page passes axe-core in English and Spanish and fits a phone; screenshots', async () => {
+    if (target.name === sweepOn) it('every key page passes axe-core in English and Spanish and fits a phone; screenshots', async () => {
       const me = await person();
       const slug = `firma-${target.name}`;
       await server.app.services.accounts.createFirm({ type: 'operator' }, { slug, name: 'Despacho Ejemplo', ownerEmail: me.email });
