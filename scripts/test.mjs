@@ -33,7 +33,7 @@ if (!env.TEST_DATABASE_URL) console.log('note: no PostgreSQL reachable; running 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : listTests('test').sort();
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=600000', ...files],
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=900000', ...files],
   { stdio: 'inherit', env },
 );
 process.exit(result.status ?? 1);

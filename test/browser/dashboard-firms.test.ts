@@ -9,7 +9,7 @@
  *
  * The journey runs on every database. The page sweep (some 50 pages through axe-core) checks
  * markup, which no database changes: it runs once, on the last target (PostgreSQL wherever it is
- * configured, as in CI). Run on both, the file ran past its 600 s budget in a busy CI rehearsal.
+ * configured, as in CI). Run on both, the file ran past its per-file budget (then 600 s) in a busy CI rehearsal.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

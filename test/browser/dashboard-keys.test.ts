@@ -7,7 +7,7 @@
  *
  * The journeys run on every database. The page sweep checks markup, which no database changes:
  * it runs once, on the last target (PostgreSQL wherever it is configured, as in CI). Run on both,
- * the file ran past its 600 s budget in a busy CI rehearsal.
+ * the file ran past its per-file budget (then 600 s) in a busy CI rehearsal.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
