@@ -92,7 +92,7 @@ for (const target of databaseTargets()) {
         [{ ...GOOD_CARD, number: '4242' }, 'invalid_number'],
         [{ ...GOOD_CARD, expiry: '10/26' }, 'expired_card'], // the clock says November 2026
         [{ ...GOOD_CARD, expiry: '13/30' }, 'invalid_expiry'],
-        [{ ...GOOD_CARD, expiry: '1230' }, 'invalid_expiry'],
+        [{ ...GOOD_CARD, expiry: '1330' }, 'invalid_expiry'],
         [{ ...GOOD_CARD, cvc: '12' }, 'invalid_cvc'],
         [{ ...GOOD_CARD, cvc: 'abc' }, 'invalid_cvc'],
       ];

@@ -241,7 +241,7 @@ for (const target of databaseTargets()) {
         assert.match(res.body, /value="11\/31"/);
         assert.match(res.body, /value="Ana &lt;b>Pérez&lt;\/b>"/);
         assert.ok(!res.body.includes('987'), 'the CVC is never sent back');
-        assert.match(res.body, /<div class="notice bad error-summary" id="card-errors" role="alert" tabindex="-1" data-error-summary="true" data-focus>/);
+        assert.match(res.body, /<div class="notice bad error-summary" id="card-errors" role="alert" tabindex="-1" data-error-summary="true" data-focus autofocus>/);
         assert.match(pageText(res.body), /Check the card details The card was declined\. Nothing was charged/);
         assert.match(res.body, /<a href="#f-number">The card was declined\.<\/a>/);
         assert.match(pageText(res.body), /Card type: Visa/);
