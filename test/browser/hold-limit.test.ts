@@ -20,6 +20,11 @@ import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHO
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
+
+function tomorrowMorningUtc(): number {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 7);
+}
 const SHOTS = '/tmp/shots-hold';
 const EVERY_DAY = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start_time: '08:00:00', end_time: '20:00:00', slot_minutes: 60 as const }));
 
@@ -38,7 +43,9 @@ describe('holding without getting locked out, in a real browser', { skip: unavai
     site = `http://localhost:${port}`;
     server = await startServer(
       testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, databaseUrl: `sqlite:${path.join(dir, 's.db')}`, rateLimitMultiplier: 1, trustProxy: ['127.0.0.1'] }),
-      { clock: new ManualClock(Date.now()) },
+      // Tomorrow, 07:00 UTC: the day's first free times are still ahead at any hour the suite runs (with the real
+      // time, an afternoon run left a single free time today and the second tap found nothing).
+      { clock: new ManualClock(tomorrowMorningUtc()) },
     );
     const names = ['Nadia El Amrani', 'Lucía Fernández Ortega', 'Olena Kovalenko', 'Ioana Popescu', 'Marta Ruiz Sánchez', 'Karim Benali'];
     lawyers = (await insertLawyers(server.database, names.map((name) => lawyerRecord({ name, city: 'madrid', weekly_hours: EVERY_DAY, consultation_fee_cents: 6000 })), new Date())) as string[];
