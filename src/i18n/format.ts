@@ -81,3 +81,8 @@ const COMMAS: Readonly<Record<string, string>> = { ar: '، ' };
 export function comma(locale: string): string {
   return COMMAS[locale] ?? ', ';
 }
+
+/** A day and a time as a person reads them: "lunes, 30 de noviembre de 2026, 09:00" (Arabic with its own comma). `time` is HH:MM or HH:MM:SS. */
+export function dayAndTime(date: string, time: string, locale: string): string {
+  return `${formatDay(date, locale)}${comma(locale)}${formatTime(time)}`;
+}

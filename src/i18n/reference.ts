@@ -6,7 +6,7 @@
  */
 import { messages, type Locale } from './index.ts';
 import { intlTag } from './locales.ts';
-import { comma, formatDay } from './format.ts';
+import { dayAndTime } from './format.ts';
 import { dateInZone, formatInZone } from '../domain/directory/zoned-time.ts';
 
 /**
@@ -109,5 +109,5 @@ function ukrainianNominative(name: string): string {
  */
 export function peopleInstant(locale: Locale, iso: string, timeZone: string): string {
   const ms = Date.parse(iso);
-  return `${formatDay(dateInZone(ms, timeZone), locale)}${comma(locale)}${formatInZone(ms, timeZone).slice(11, 16)} (${zoneName(locale, timeZone)})`;
+  return `${dayAndTime(dateInZone(ms, timeZone), formatInZone(ms, timeZone).slice(11, 16), locale)} (${zoneName(locale, timeZone)})`;
 }

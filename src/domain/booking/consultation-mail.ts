@@ -10,7 +10,7 @@
  * No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
-import { comma, euros, formatDay } from '../../i18n/format.ts';
+import { comma, euros, dayAndTime, formatDay } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { dateInZone, formatInZone, offsetMinutesAt, zonedToUtcMs } from '../directory/zoned-time.ts';
@@ -260,7 +260,7 @@ function boughtFacts(facts: ConsultationMailFacts, locale: Locale, link: string)
     reference: bookingReference(b.consultationId),
     step,
     next: nextStepText(step, locale),
-    policyLine: policy.canCancelWithRefund ? t.policy.freeUntil(`${formatDay(dateInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone), locale)}${comma(locale)}${formatInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone).slice(11, 16)}`) : t.policy.late,
+    policyLine: policy.canCancelWithRefund ? t.policy.freeUntil(dayAndTime(dateInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone), formatInZone(Date.parse(policy.freeUntil), facts.lawyer.timezone).slice(11, 16), locale)) : t.policy.late,
     links: calendarLinks({
       title: t.mail.invitation.summary(name),
       startMs,

@@ -34,7 +34,7 @@ import {
 import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { takeHold } from '../../db/repositories/schedule.repository.ts';
-import { comma, euros, formatDay } from '../../i18n/format.ts';
+import { comma, euros, dayAndTime, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -294,11 +294,11 @@ export function moveMails(c: { row: LawyerConsultationRow; from: { date: string;
   const m = t.changeBooking.mail;
   const r = t.mail.receipt;
   const name = sanitizeShortText(row.lawyer_name);
-  const wasText = (loc: Locale) => `${formatDay(c.from.date, loc)}${comma(loc)}${c.from.start_time.slice(0, 5)}`;
+  const wasText = (loc: Locale) => dayAndTime(c.from.date, c.from.start_time, loc);
   const person: OutgoingMail = {
     kind: MOVE_KIND,
     to: row.person_email,
-    subject: m.movedSubject(name, `${formatDay(row.slot_date, locale)}${comma(locale)}${row.start_time.slice(0, 5)}`),
+    subject: m.movedSubject(name, dayAndTime(row.slot_date, row.start_time, locale)),
     text: [
       m.movedIntro,
       '',

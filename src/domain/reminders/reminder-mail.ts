@@ -6,7 +6,7 @@
  * it differs (the receipt's helpers).
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
-import { comma, formatDay } from '../../i18n/format.ts';
+import { comma, dayAndTime, formatDay } from '../../i18n/format.ts';
 import { personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
 import { personPolicy } from '../booking/policy.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -58,7 +58,7 @@ export function personReminderMail(c: ReminderCandidate & { person_email: string
     const p = personPolicy(ctx.startsAtMs, ctx.nowMs);
     if (p.canCancelWithRefund) {
       const free = formatInZone(Date.parse(p.freeUntil), c.lawyer_timezone);
-      policyLine = m.policy.freeUntil(`${formatDay(free.slice(0, 10), locale)}${comma(locale)}${free.slice(11, 16)}`);
+      policyLine = m.policy.freeUntil(dayAndTime(free.slice(0, 10), free.slice(11, 16), locale));
     } else {
       policyLine = m.policy.late;
     }

@@ -2,7 +2,7 @@
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
 import type { SiteContext } from '../context.ts';
 import { BackLink, PostForm, euros } from '../ui/components.tsx';
-import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
+import { colon, dayAndTime, formatTime } from '../../i18n/format.ts';
 import { Layout } from '../ui/layout.tsx';
 import { holdInstants, PriceBreakdown } from '../booking/confirm.page.tsx';
 import { WhatNext } from '../booking/purchase.tsx';
@@ -13,7 +13,7 @@ import { ChangeLinks } from '../consultation-change/links.tsx';
 /** The consultation's time in the lawyer's zone, and in the visitor's when it differs. */
 export function When({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const { startMs, endMs } = holdInstants({ startsAtIso: c.startsAt, startTime: c.startTime, endTime: c.endTime });
-  return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}–${formatTime(c.endTime)}`} />;
+  return <BothTimes ctx={ctx} lawyerZone={c.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${dayAndTime(c.date, c.startTime, ctx.locale)}–${formatTime(c.endTime)}`} />;
 }
 
 /** "Cancelled by the lawyer · Refunded in full", "Took place"…; null while it is simply confirmed. */

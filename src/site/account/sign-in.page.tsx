@@ -3,7 +3,7 @@ import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
 import { PasskeySignIn } from './passkeys.page.tsx';
-import { euros, formatDay, formatTime, comma } from '../../i18n/format.ts';
+import { euros, dayAndTime, formatTime } from '../../i18n/format.ts';
 import { holdInstants, TimeLeft, type HoldSummary } from '../booking/confirm.page.tsx';
 import { BookingScript, BothTimes } from '../booking/zone.tsx';
 
@@ -69,7 +69,7 @@ function HeldBooking({ ctx, hold }: { ctx: SiteContext; hold: HoldSummary }) {
         </dd>
         <dt>{t.confirm.when}</dt>
         <dd>
-          <BothTimes ctx={ctx} lawyerZone={hold.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(hold.date, ctx.locale)}${comma(ctx.locale)}${formatTime(hold.startTime)}–${formatTime(hold.endTime)}`} />
+          <BothTimes ctx={ctx} lawyerZone={hold.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${dayAndTime(hold.date, hold.startTime, ctx.locale)}–${formatTime(hold.endTime)}`} />
         </dd>
         <dt>{t.confirm.youPay}</dt>
         <dd>{euros(hold.quote.totalCents, ctx.locale)}</dd>

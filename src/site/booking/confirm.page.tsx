@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { CsrfField, Field, Notice, PostForm, euros } from '../ui/components.tsx';
-import { formatDay, formatTime, comma, colon } from '../../i18n/format.ts';
+import { dayAndTime, formatTime, colon } from '../../i18n/format.ts';
 import { timeIn, zoneName } from './visitor-zone.ts';
 import { BookingScript, BothTimes, ZoneChooser } from './zone.tsx';
 import { Layout } from '../ui/layout.tsx';
@@ -67,7 +67,7 @@ export function HoldFacts({ ctx, hold, showTimeLeft, paid, compact }: { ctx: Sit
         </dd>
         <dt>{t.confirm.when}</dt>
         <dd>
-          <BothTimes ctx={ctx} lawyerZone={hold.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${formatDay(hold.date, ctx.locale)}${comma(ctx.locale)}${formatTime(hold.startTime)}–${formatTime(hold.endTime)}`} />
+          <BothTimes ctx={ctx} lawyerZone={hold.lawyer.timezone} startMs={startMs} endMs={endMs} lawyerText={`${dayAndTime(hold.date, hold.startTime, ctx.locale)}–${formatTime(hold.endTime)}`} />
         </dd>
         {showTimeLeft ? (
           <>

@@ -4,7 +4,7 @@
  * cancellation now is not refunded. Shown only while personPolicy allows something.
  */
 import type { Consultation } from '../../domain/booking/consultations.service.ts';
-import { comma, formatDay, formatTime } from '../../i18n/format.ts';
+import { dayAndTime } from '../../i18n/format.ts';
 import { policyLine } from '../booking/purchase.tsx';
 import type { SiteContext } from '../context.ts';
 
@@ -20,7 +20,7 @@ export function ChangeLinks({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const p = c.policy;
   if (!p.canCancelWithRefund && !p.canCancelWithoutRefund) return null;
   const t = ctx.t.changeBooking;
-  const when = `${formatDay(c.date, ctx.locale)}${comma(ctx.locale)}${formatTime(c.startTime)}`;
+  const when = dayAndTime(c.date, c.startTime, ctx.locale);
   return (
     <div class="change-links">
       <p class="meta">{policyNow(ctx, c)}</p>
