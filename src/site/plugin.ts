@@ -187,16 +187,23 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
    * Accept-Language), the signed-in person, CSRF tokens and asset URLs. Every page gets it from
    * here, the 404 and 405 pages included.
    */
-  const resolveContext = async (request: FastifyRequest, reply: FastifyReply): Promise<SiteContext> => {
+  const resolveContext = (request: FastifyRequest, reply: FastifyReply): SiteContext | Promise<SiteContext> => {
+    const sessionToken = request.cookies[cookies.session];
+    // No session cookie (every anonymous visit): nothing to look up, so nothing to wait for.
+    if (!sessionToken) return contextOf(request, reply, null);
+    return sessions.authenticate(sessionToken).then(async (auth) => {
+      const chosen = (request.query as Record<string, unknown>).lang;
+      // An explicit choice is remembered on the account too (emails use it).
+      if (auth && isLocale(chosen) && auth.user.locale !== chosen) await sessions.setLocale(auth.user.id, chosen);
+      return contextOf(request, reply, auth);
+    });
+  };
+  type Auth = Awaited<ReturnType<SessionLookup['authenticate']>>;
+  const contextOf = (request: FastifyRequest, reply: FastifyReply, auth: Auth): SiteContext => {
     const query = request.query as Record<string, unknown>;
-    const auth = await sessions.authenticate(request.cookies[cookies.session]);
-    const stored = auth?.user.locale;
-    const locale = negotiateLocale({ query: query.lang, cookie: request.cookies[cookies.lang], account: stored, acceptLanguage: request.headers['accept-language'] });
-    if (isLocale(query.lang)) {
-      // An explicit choice is remembered: in a cookie, and on the account (emails use it).
-      reply.setCookie(cookies.lang, query.lang, { ...baseCookie, httpOnly: false, maxAge: LANG_COOKIE_MAX_AGE });
-      if (auth && stored !== query.lang) await sessions.setLocale(auth.user.id, query.lang);
-    }
+    const locale = negotiateLocale({ query: query.lang, cookie: request.cookies[cookies.lang], account: auth?.user.locale, acceptLanguage: request.headers['accept-language'] });
+    // An explicit choice is remembered in a cookie.
+    if (isLocale(query.lang)) reply.setCookie(cookies.lang, query.lang, { ...baseCookie, httpOnly: false, maxAge: LANG_COOKIE_MAX_AGE });
     let token: string | undefined;
     return {
       locale,
@@ -220,11 +227,20 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     };
   };
 
-  site.addHook('onRequest', async (request, reply) => {
-    if (request.url.startsWith('/assets/')) return;
-    request.site = await resolveContext(request, reply);
+  // A callback hook, not an async one: an anonymous visit's context is built without a promise.
+  site.addHook('onRequest', (request, reply, done) => {
+    if (request.url.startsWith('/assets/')) return done();
     // Pages carry personal data and one-time tokens: never stored by shared caches.
     reply.header('cache-control', 'no-store');
+    const ctx = resolveContext(request, reply);
+    if (!(ctx instanceof Promise)) {
+      request.site = ctx;
+      return done();
+    }
+    ctx.then((c) => {
+      request.site = c;
+      done();
+    }, done);
   });
 
   // Every POST: from our own origin, with the token of a form we rendered.

@@ -2,7 +2,7 @@
  * Wires the access service into every API request: authentication, rate limits (with their
  * headers on every response), route scopes, and one request-log entry per request.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { AccessService, Caller, RouteAccess } from '../../domain/access/access.service.ts';
 import { rateLimitHeaders, type WindowState } from '../../domain/access/rate-limit.ts';
@@ -41,8 +41,7 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
   app.decorateRequest('errorCode', null);
   app.decorateRequest('limitRefusal', null);
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return;
+  const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const route = routeAccess(request);
     try {
       request.caller = await access.authenticate(request.headers.authorization, request.ip, route);
@@ -57,6 +56,11 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
       }
       throw err;
     }
+  };
+  // A callback hook: requests outside the API (the site's pages) pass without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return done();
+    admit(request, reply).then(() => done(), done);
   });
 
   app.addHook('onResponse', (request, reply, done) => {
