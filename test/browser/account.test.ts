@@ -14,7 +14,7 @@ import { testConfig } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14, madridDate, slotBody } from '../support/booking.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { GOOD_CARD } from '../payments/support.ts';
 
@@ -24,7 +24,7 @@ const VIEWPORTS = [
   ['desktop', DESKTOP],
 ] as const;
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('sqlite')) {
   describe(`Account page and deletion in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let server: RunningServer;

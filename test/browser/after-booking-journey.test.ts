@@ -32,7 +32,7 @@ import { testConfig, type TestContext } from '../support/app.ts';
 import { madridDate, slotBody } from '../support/booking.ts';
 import { browserUnavailable, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
@@ -59,7 +59,7 @@ interface ReviewsAnswer {
   reviews: Array<{ rating: number; comment: string | null }>;
 }
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('postgres')) {
   describe(`after the booking, as a person on a phone (${target.name})`, { skip: unavailable, timeout: 600_000 }, () => {
     let db: TestDatabase;
     let server: RunningServer;

@@ -14,13 +14,13 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, makeOperator, screenshot } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { givePasskey } from '../support/operator.ts';
 
 const unavailable = browserUnavailable();
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('sqlite')) {
   describe(`operator console in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let server: RunningServer;

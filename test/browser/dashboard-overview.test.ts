@@ -19,13 +19,13 @@ import { memoryLogger } from '../access/support.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
 
 const unavailable = browserUnavailable();
 const FIXTURES = new URL('../webhooks/fixtures/', import.meta.url);
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('sqlite')) {
   describe(`developer overview in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let database: Database;

@@ -16,7 +16,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { LineChart, StackedBars } from '../../src/site/ui/charts.tsx';
 
 const unavailable = browserUnavailable();
@@ -89,7 +89,7 @@ function month(nowMs: number, key: { id: string; userId: string }, testKeyId: st
   return rows.sort((a, b) => a.at.localeCompare(b.at));
 }
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('postgres')) {
   describe(`request log and usage pages in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let server: RunningServer;

@@ -26,14 +26,14 @@ import { WebhookDispatcher } from '../../src/domain/webhooks/dispatcher.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { memoryLogger } from '../access/support.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
 
 const unavailable = browserUnavailable();
 const FIXTURES = new URL('../webhooks/fixtures/', import.meta.url);
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('sqlite')) {
   describe(`webhook endpoint pages in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let database: Database;

@@ -16,7 +16,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { StripeStandIn } from '../support/stripe-stand-in.ts';
 import { ledger, linkLawyer } from '../payments/earnings-support.ts';
@@ -25,7 +25,7 @@ import { STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from '../payments/support.ts
 const unavailable = browserUnavailable();
 const SHOTS = process.env.SHOTS_DIR ?? join(tmpdir(), 'consulta-screenshots');
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('postgres')) {
   describe(`earnings and firms' lawyers in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let server: RunningServer;

@@ -31,7 +31,7 @@ import { testConfig } from '../support/app.ts';
 import { madridDate } from '../support/booking.ts';
 import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
 import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
-import { databaseTargets, type DatabaseTarget, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type DatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { givePasskey } from '../support/operator.ts';
 import { StripeStandIn } from '../support/stripe-stand-in.ts';
@@ -454,7 +454,7 @@ function stripeJourney(target: DatabaseTarget): void {
   });
 }
 
-databaseTargets().forEach((target, i) => {
+browserDatabaseTarget('postgres').forEach((target, i) => {
   journey(target, i === 0);
   stripeJourney(target);
 });

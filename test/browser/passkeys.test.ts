@@ -17,7 +17,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { axeViolations, browserUnavailable, DESKTOP_TALL, freePort, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
 import { addSessionCookie, makeOperator, screenshot } from '../support/dashboard.ts';
-import { databaseTargets, type TestDatabase } from '../support/databases.ts';
+import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
 
@@ -33,7 +33,7 @@ interface Tab {
   close(): Promise<void>;
 }
 
-for (const target of databaseTargets()) {
+for (const target of browserDatabaseTarget('postgres')) {
   describe(`passkeys in Chromium (${target.name})`, { skip: unavailable }, () => {
     let db: TestDatabase;
     let server: RunningServer;

@@ -196,6 +196,18 @@ function postgresTarget(adminUrl: string): DatabaseTarget {
 }
 
 /** SQLite, plus PostgreSQL when configured. In CI, PostgreSQL is mandatory. TEST_DATABASES=postgres: PostgreSQL only. */
+/**
+ * The one database a browser walk runs on. A walk drives pages through Chromium; what the database
+ * does beneath those pages runs on both databases in the HTTP suites (test/site, test/dashboard,
+ * …), so running every walk twice bought little and cost half the suite's time. Each browser file
+ * names the database it prefers and the files are split between the two, so both are still driven
+ * through a real browser in CI; without PostgreSQL every walk runs on SQLite.
+ */
+export function browserDatabaseTarget(prefer: DatabaseTarget['name']): DatabaseTarget[] {
+  const targets = databaseTargets();
+  return [targets.find((t) => t.name === prefer) ?? targets[0]!];
+}
+
 export function databaseTargets(): DatabaseTarget[] {
   const pgUrl = process.env.TEST_DATABASE_URL;
   const only = process.env.TEST_DATABASES;
