@@ -82,6 +82,30 @@ describe('the consulta launcher', { concurrency: 2 }, () => {
     assert.ok(fs.statSync(path.join(cache, name)).mtimeMs > old.getTime() + 86_400_000, 'mtime refreshed');
   });
 
+  it('runs the bundle its sources\' stamp names without bundling again, and bundles anew when a source changes', async () => {
+    const { root, cache } = install();
+    const first = await run(root, ['--help']);
+    assert.equal(first.code, 0, first.stderr);
+    const stamps = fs.readdirSync(cache).filter((f) => f.startsWith('stamp-'));
+    assert.equal(stamps.length, 1, fs.readdirSync(cache).join(', '));
+    assert.equal(fs.readFileSync(path.join(cache, stamps[0]!), 'utf8').trim(), bundles(cache)[0]);
+    // Point the stamp at another bundle: a run on the same sources must take it as it is.
+    const planted = 'cli-00000000000000cc.mjs';
+    fs.writeFileSync(path.join(cache, planted), "export async function cli() { process.stdout.write('planted bundle\\n'); }\n");
+    fs.writeFileSync(path.join(cache, stamps[0]!), `${planted}\n`);
+    const second = await run(root, ['--help']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, 'planted bundle\n', 'the stamp decided which bundle ran, no esbuild');
+    // A changed input (here package.json, one of the stamp's files) is a new stamp: bundled again, the real CLI runs.
+    const pkg = path.join(root, 'package.json');
+    fs.utimesSync(pkg, new Date(), new Date(Date.now() + 5_000));
+    const third = await run(root, ['--help']);
+    assert.equal(third.code, 0, third.stderr);
+    assert.match(third.stdout, /consulta/);
+    assert.notEqual(third.stdout, 'planted bundle\n');
+    assert.equal(fs.readdirSync(cache).filter((f) => f.startsWith('stamp-')).length, 2);
+  });
+
   it('removes bundles of other sources unused for a day when it writes a new one, and keeps recent ones', async () => {
     const { root, cache } = install();
     fs.mkdirSync(cache, { recursive: true });
