@@ -65,6 +65,8 @@ for (const target of databaseTargets()) {
       const none = await me.client.post(`/confirm/${token}/choices`, { note: 'hi' });
       assert.equal(none.statusCode, 400);
       assert.match(none.body, /Choose how you want to meet\./);
+      // Without JavaScript the browser moves focus to what went wrong (autofocus), as on the payment page.
+      assert.match(none.body, /<div class="notice bad error-summary" role="alert" tabindex="-1" data-error-summary="true" data-focus autofocus>/);
 
       const note = '<script>alert(1)</script> Mi NIE caduca';
       const bad = await me.client.post(`/confirm/${token}/choices`, { format: 'phone', phone: '123', note });

@@ -95,7 +95,7 @@ export function ChoicesForm({ ctx, hold, offer, intent, values, errors }: { ctx:
     <section class="choices" aria-labelledby="choices-heading">
       <h2 id="choices-heading">{u.heading}</h2>
       {list.length > 0 ? (
-        <div class="notice bad error-summary" role="alert" tabindex={-1} data-error-summary data-focus="">
+        <div class="notice bad error-summary" role="alert" tabindex={-1} data-error-summary data-focus="" autofocus>
           <h3 class="error-summary-title">{u.errorSummary}</h3>
           <ul>
             {list.map((k) => (
