@@ -378,6 +378,11 @@ for (const target of databaseTargets()) {
       assert.match(listed.body, /<h3>&lt;script>alert\(1\)&lt;\/script><\/h3>/, 'escaped: no element, just text');
       assert.ok(!listed.body.includes('<script>alert(1)'));
       assert.match(pageText(listed.body), /Passkey added/);
+      // Its times in the service's zone until the browser says its own (Bogotá: GMT-5 all year), then in that one.
+      assert.doesNotMatch(pageText(listed.body), /GMT-5/);
+      p.client.cookies.set('consulta_tz', encodeURIComponent('America/Bogota'));
+      assert.match(pageText((await p.client.get('/account/passkeys')).body), /GMT-5/);
+      p.client.cookies.delete('consulta_tz');
       // The bundle is served, hashed and immutable.
       const src = /src="(\/assets\/simplewebauthn-browser\.[0-9a-f]{10}\.js)"/.exec(listed.body)![1]!;
       const bundle = await ctx.app.fastify.inject({ method: 'GET', url: src });

@@ -68,6 +68,10 @@ for (const target of databaseTargets()) {
       assert.match(en.body, /href="\/account\/delete"/);
       assert.match(en.body, /<option value="es" lang="es">Español<\/option>/);
       assert.match(en.body, /<label for="f-locale">Language<\/label>/);
+      // When the account was made: in the service's zone until the browser says its own, then in that one.
+      assert.match(text, /Account since [^()]*\(mainland Spain time\)/);
+      me.client.cookies.set('consulta_tz', encodeURIComponent('America/Bogota'));
+      assert.match(pageText((await me.client.get('/account')).body), /Account since [^()]*\(Colombia[^()]*\)/);
       const es = await me.client.get('/account?lang=es');
       const spanish = pageText(es.body);
       assert.match(spanish, /Cuenta/);

@@ -11,6 +11,7 @@ import type { SiteContext } from '../context.ts';
 import { BackLink, Field, Notice, PostForm } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
 
+/** Where the browser's zone is not known (no JavaScript, no choice made): the service's own. */
 const ZONE = 'Europe/Madrid';
 
 /** A language's name as its own speakers write it ("Español", "English", "العربية"). */
@@ -54,7 +55,7 @@ export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passke
           <dt>{t.email}</dt>
           <dd class="break-anywhere">{email}</dd>
           <dt>{t.since}</dt>
-          <dd>{peopleInstant(ctx.locale, createdAt, ZONE)}</dd>
+          <dd>{peopleInstant(ctx.locale, createdAt, ctx.zone ?? ZONE)}</dd>
         </dl>
 
         <section class="card account-section" aria-labelledby="account-language">

@@ -17,6 +17,7 @@ import { CsrfField, Field, Notice, PostForm } from '../ui/components.tsx';
 import { AccountAreaLayout } from '../ui/dashboard.tsx';
 import { Layout } from '../ui/layout.tsx';
 
+/** Where the browser's zone is not known (no JavaScript, no choice made): the service's own. */
 const ZONE = 'Europe/Madrid';
 
 /** The endpoints the browser script calls (urlencoded POSTs with the page's CSRF token). */
@@ -117,7 +118,7 @@ function NotFresh({ ctx, hasPasskey, returnTo }: { ctx: SiteContext; hasPasskey:
   );
 }
 
-const when = (iso: string, ctx: SiteContext) => formatInstant(iso, ZONE, ctx.locale);
+const when = (iso: string, ctx: SiteContext) => formatInstant(iso, ctx.zone ?? ZONE, ctx.locale);
 
 export interface PasskeysPageProps {
   ctx: SiteContext;
