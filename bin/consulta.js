@@ -2,9 +2,9 @@
 // The `consulta` command. There is no build step to remember: a start bundles the TypeScript
 // sources into one ES module with esbuild (about 0.1 s), stored under node_modules/.cache by a
 // hash of its content, and runs it; a start on sources it has seen (same files, sizes and
-// modification times) runs their bundle without bundling. Running the sources through tsx's loader instead (as the
-// tests do) keeps a second V8 isolate alive for the loader thread: about 40 MB of the server's
-// memory, and a slower start (docs/performance.md, Memory).
+// modification times) runs their bundle without bundling. Running the sources through tsx's
+// loader instead (as the tests do) keeps a second V8 isolate alive for the loader thread: about
+// 40 MB of the server's memory, and a slower start (docs/performance.md, Memory).
 //
 // The bundle has a linked source map: run with NODE_OPTIONS=--enable-source-maps to see stack
 // traces in the TypeScript sources (Node then holds the map in memory, about 11 MB). Where no
@@ -99,30 +99,27 @@ function sourceStamp() {
   return path.join(CACHE_DIR, `stamp-${hash.digest('hex').slice(0, 16)}`);
 }
 
-/** The bundle of these sources: the one a stamp names, or a new one. */
-async function bundleOnce() {
-  const stamp = sourceStamp();
-  const known = fs.readFileSync(stamp, { encoding: 'utf8', flag: 'r' }).trim();
+/** The bundle a stamp names, kept fresh like a bundle found by its content (used files are never pruned); null if none. */
+function stampedBundle(stamp) {
+  const known = fs.existsSync(stamp) ? fs.readFileSync(stamp, 'utf8').trim() : '';
   const file = path.join(CACHE_DIR, known);
-  if (!/^cli-[0-9a-f]{16}\.mjs$/.test(known) || !fs.existsSync(file)) throw new Error('no bundle for this stamp');
-  // Kept fresh, like a bundle found by its content: used files are never pruned.
+  if (!/^cli-[0-9a-f]{16}\.mjs$/.test(known) || !fs.existsSync(file)) return null;
   const now = new Date();
   fs.utimesSync(file, now, now);
   fs.utimesSync(stamp, now, now);
   return file;
 }
 
+/** The bundle of these sources: the one their stamp names, or a new one, then named by it. */
 async function bundleForSources() {
-  try {
-    return await bundleOnce();
-  } catch {
-    const file = await bundle();
-    const stamp = sourceStamp();
-    const tmp = `${stamp}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${path.basename(file)}\n`);
-    fs.renameSync(tmp, stamp);
-    return file;
-  }
+  const stamp = sourceStamp();
+  const known = stampedBundle(stamp);
+  if (known) return known;
+  const file = await bundle();
+  const tmp = `${stamp}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${path.basename(file)}\n`);
+  fs.renameSync(tmp, stamp);
+  return file;
 }
 
 let entry;

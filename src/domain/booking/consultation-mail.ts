@@ -185,7 +185,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
     kind: RECEIPT_KIND,
     to: facts.person.email,
     // The language's comma: an Arabic subject read "…، الخميس، 26 نوفمبر 2026, 18:30".
-    subject: t.receipt.subject(name, `${day}${comma(locale)}${start}`),
+    subject: t.receipt.subject(name, dayAndTime(intent.slot_date, start, locale)),
     text: [
       t.receipt.intro,
       '',

@@ -24,7 +24,7 @@ import {
   type LawyerConsultationRow,
 } from '../../db/repositories/lawyer-consultations.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
-import { comma, euros, formatDay } from '../../i18n/format.ts';
+import { dayAndTime, euros, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
@@ -196,7 +196,7 @@ export function cancellationMail(c: { row: LawyerConsultationRow; reason: string
   return {
     kind: LAWYER_CANCELLATION_KIND,
     to: row.person_email,
-    subject: m.subject(name, `${day}${comma(locale)}${start}`),
+    subject: m.subject(name, dayAndTime(row.slot_date, start, locale)),
     text: [
       m.intro(name),
       '',

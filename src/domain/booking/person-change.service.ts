@@ -34,7 +34,7 @@ import {
 import { findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { takeHold } from '../../db/repositories/schedule.repository.ts';
-import { comma, euros, dayAndTime, formatDay } from '../../i18n/format.ts';
+import { euros, dayAndTime, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -236,13 +236,12 @@ export function personCancellationMails(c: { row: LawyerConsultationRow; now: Da
   const m = t.changeBooking.mail;
   const r = t.mail.receipt;
   const name = sanitizeShortText(row.lawyer_name);
-  const day = formatDay(row.slot_date, locale);
   const amount = euros(c.amountCents, locale);
   const money = !c.inTime ? (c.amountCents > 0 ? m.noRefund(amount) : m.nothingPaid) : c.money === 'refund' ? m.refund(amount) : c.money === 'release' ? m.released(amount) : m.nothingPaid;
   const person: OutgoingMail = {
     kind: PERSON_CANCELLATION_KIND,
     to: row.person_email,
-    subject: m.cancelledSubject(name, `${day}${comma(locale)}${row.start_time.slice(0, 5)}`),
+    subject: m.cancelledSubject(name, dayAndTime(row.slot_date, row.start_time, locale)),
     text: [
       m.cancelledIntro,
       '',
@@ -267,7 +266,7 @@ export function personCancellationMails(c: { row: LawyerConsultationRow; now: Da
   const lawyer: OutgoingMail = {
     kind: PERSON_CANCELLATION_LAWYER_KIND,
     to: row.lawyer_email,
-    subject: n.lawyerCancelledSubject(`${formatDay(row.slot_date, 'es')}, ${row.start_time.slice(0, 5)}`),
+    subject: n.lawyerCancelledSubject(dayAndTime(row.slot_date, row.start_time, 'es')),
     text: [
       n.lawyerCancelledIntro,
       '',
@@ -323,7 +322,7 @@ export function moveMails(c: { row: LawyerConsultationRow; from: { date: string;
   const lawyer: OutgoingMail = {
     kind: MOVE_LAWYER_KIND,
     to: row.lawyer_email,
-    subject: n.lawyerMovedSubject(`${formatDay(row.slot_date, 'es')}, ${row.start_time.slice(0, 5)}`),
+    subject: n.lawyerMovedSubject(dayAndTime(row.slot_date, row.start_time, 'es')),
     text: [
       n.lawyerMovedIntro,
       '',

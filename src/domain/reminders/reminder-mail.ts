@@ -6,7 +6,7 @@
  * it differs (the receipt's helpers).
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
-import { comma, dayAndTime, formatDay } from '../../i18n/format.ts';
+import { dayAndTime, formatDay } from '../../i18n/format.ts';
 import { personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
 import { personPolicy } from '../booking/policy.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -66,7 +66,7 @@ export function personReminderMail(c: ReminderCandidate & { person_email: string
   return {
     kind: which === '24h' ? PERSON_24H_KIND : PERSON_1H_KIND,
     to: c.person_email,
-    subject: (which === '24h' ? r.subject24h : r.subject1h)(name, `${day}${comma(locale)}${start}`),
+    subject: (which === '24h' ? r.subject24h : r.subject1h)(name, dayAndTime(c.slot_date, start, locale)),
     text: [
       which === '24h' ? r.intro24h : r.intro1h,
       '',

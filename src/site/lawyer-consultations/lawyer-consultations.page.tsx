@@ -4,14 +4,14 @@
  * They render what the routes hand them; they never query. Names and emails are escaped (JSX).
  */
 import type { FeedState, LawyerConsultation, LawyerSelf } from '../../domain/booking/lawyer-consultations.service.ts';
-import { euros, formatDay, formatInstant } from '../../i18n/format.ts';
+import { dayAndTime, euros, formatInstant, formatTime } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import { ClientChoices } from '../booking/purchase.tsx';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
 import { PortalLayout } from '../lawyer/portal.pages.tsx';
 
-const whenText = (ctx: SiteContext, c: LawyerConsultation) => `${formatDay(c.date, ctx.locale)}, ${c.startTime.slice(0, 5)}–${c.endTime.slice(0, 5)}`;
+const whenText = (ctx: SiteContext, c: LawyerConsultation) => `${dayAndTime(c.date, c.startTime, ctx.locale)}–${formatTime(c.endTime)}`;
 
 function Done({ ctx, done }: { ctx: SiteContext; done?: string }) {
   const text = done ? ctx.t.lawyerBookings.done[done] : undefined;
