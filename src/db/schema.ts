@@ -74,6 +74,11 @@ export interface LawyerTable {
   horizon_days: number;
   /** When the verification in force ends (materialised with `verified`); null when not verified. */
   verified_until: string | null;
+  // -- 0034-wave4-shared --
+  /** How she wants to be named: 'female' (abogada), 'male' (abogado), 'neutral' or null (neutral wording). */
+  form_of_address?: 'female' | 'male' | 'neutral' | null;
+  /** 1: her bookings feed carries phone numbers and notes (default 0). */
+  feed_private_details?: number;
 }
 
 /** One of the 83 Spanish colegios de la abogacía (0024): reference data. */
@@ -107,6 +112,14 @@ export interface LawyerPracticeAreaTable {
   lawyer_id: string;
   area_slug: string;
   is_primary: number;
+}
+
+/** The languages a person reads, in order of preference (0034; DESIGN.md §13). */
+export interface UserLanguageTable {
+  user_id: string;
+  /** ISO 639-1. */
+  language: string;
+  position: number;
 }
 
 export interface LawyerLanguageTable {
@@ -410,7 +423,19 @@ export interface BookingIntentTable {
   phone_e164?: string | null;
   /** The visitor's own IANA zone (shown beside the lawyer's), when known. */
   person_timezone?: string | null;
+  // -- 0034-wave4-shared (copied to the consultation on confirmation) --
+  /** The name the lawyer sees (asked once; never the email address). */
+  person_name?: string | null;
+  /** The languages the person reads when they booked: JSON array of ISO 639-1 codes. */
+  person_languages?: string | null;
+  /** How the person answered a language mismatch; null when they share a language with the lawyer. */
+  language_ack?: LanguageAck | null;
+  /** The note's detected language (ISO 639-1), a label only; null when it cannot be told. */
+  note_language?: string | null;
 }
+
+/** A person's answer when the lawyer speaks none of their languages (0034). */
+export type LanguageAck = 'interpreter' | 'spanish';
 
 /** How a consultation is held (0033). */
 export type ConsultationFormat = 'video' | 'phone' | 'in_person';
@@ -463,6 +488,13 @@ export interface ConsultationTable {
   locale?: string | null;
   moved_from_date?: string | null;
   moved_from_start_time?: string | null;
+  // -- 0034-wave4-shared --
+  person_name?: string | null;
+  person_languages?: string | null;
+  language_ack?: LanguageAck | null;
+  note_language?: string | null;
+  /** How many times the person moved it (capped: docs/booking-intents.md). */
+  move_count?: number;
 }
 
 /** The consultation's own state (DESIGN.md §11); the booking intent stays `confirmed` throughout. */
@@ -787,6 +819,7 @@ export interface DB {
   lawyers: LawyerTable;
   lawyer_practice_areas: LawyerPracticeAreaTable;
   lawyer_languages: LawyerLanguageTable;
+  user_languages: UserLanguageTable;
   bar_memberships: BarMembershipTable;
   bar_associations: BarAssociationTable;
   lawyer_verifications: LawyerVerificationTable;
