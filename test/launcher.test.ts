@@ -1,6 +1,7 @@
 /**
- * bin/consulta.js bundles the sources with esbuild and runs the bundle, cached by content hash
- * under node_modules/.cache/consulta. Each test runs a copy of the launcher in its own install
+ * bin/consulta.js bundles the sources with esbuild and runs the bundle (a directory of ES modules:
+ * `main.mjs` and the chunks split at the CLI's dynamic imports), cached by content hash under
+ * node_modules/.cache/consulta. Each test runs a copy of the launcher in its own install
  * tree (the sources and packages linked in, its own node_modules/.cache), so the shared cache the
  * other suites use is never touched.
  */
@@ -50,7 +51,10 @@ function run(root: string, args: string[]): Promise<{ code: number | null; stdou
   });
 }
 
-const bundles = (cache: string) => fs.readdirSync(cache).filter((f) => /^cli-[0-9a-f]{16}\.mjs$/.test(f)).sort();
+const bundles = (cache: string) => fs.readdirSync(cache).filter((f) => /^cli-[0-9a-f]{16}$/.test(f)).sort();
+
+/** Every file of a bundle directory's ES modules, concatenated (entry and chunks). */
+const bundleCode = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.mjs')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
 
 after(() => {
   for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
@@ -65,21 +69,26 @@ describe('the consulta launcher', { concurrency: 2 }, () => {
     assert.match(first.stdout, /"applied"/);
     const [name, ...others] = bundles(cache);
     assert.ok(name !== undefined && others.length === 0, `one bundle, got ${bundles(cache).join(', ')}`);
-    const code = fs.readFileSync(path.join(cache, name), 'utf8');
-    assert.ok(code.trimEnd().endsWith(`//# sourceMappingURL=${name}.map`), 'the bundle links its own map');
-    const map = JSON.parse(fs.readFileSync(path.join(cache, `${name}.map`), 'utf8')) as { sources: string[] };
+    const dir = path.join(cache, name);
+    const code = fs.readFileSync(path.join(dir, 'main.mjs'), 'utf8');
+    assert.ok(code.trimEnd().endsWith('//# sourceMappingURL=main.mjs.map'), 'the entry links its own map');
+    const map = JSON.parse(fs.readFileSync(path.join(dir, 'main.mjs.map'), 'utf8')) as { sources: string[] };
     const cli = map.sources.find((s) => s.endsWith('src/cli/main.ts'));
     assert.ok(cli !== undefined, 'the map names the TypeScript sources');
-    assert.ok(fs.existsSync(path.resolve(cache, cli)), `${cli} resolves from the bundle's directory`);
-    assert.ok(!/^\s*import\s[^;]*from\s+["']\.\.?\//m.test(code), 'no relative imports are left in the bundle');
+    assert.ok(fs.existsSync(path.resolve(dir, cli)), `${cli} resolves from the bundle's directory`);
+    const all = bundleCode(dir);
+    assert.ok(!/^\s*import\s[^;]*from\s+["']\.\.\//m.test(all), 'no import leaves the bundle for the sources');
+    // Split at the CLI's dynamic imports: an operator command loads none of the server's packages.
+    assert.ok(!/^\s*import\s[^;]*from\s+["'](fastify|oidc-provider)["']/m.test(code), 'the entry imports neither fastify nor oidc-provider');
+    assert.match(all, /from\s+["']fastify["']/, 'a chunk (the server\'s) does');
 
     // Same sources: the same file, kept fresh (used bundles are never pruned), nothing new written.
     const old = new Date(Date.now() - 3 * 86_400_000);
-    fs.utimesSync(path.join(cache, name), old, old);
+    fs.utimesSync(dir, old, old);
     const second = await run(root, ['--help']);
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual(bundles(cache), [name]);
-    assert.ok(fs.statSync(path.join(cache, name)).mtimeMs > old.getTime() + 86_400_000, 'mtime refreshed');
+    assert.ok(fs.statSync(dir).mtimeMs > old.getTime() + 86_400_000, 'mtime refreshed');
   });
 
   it('runs the bundle its sources\' stamp names without bundling again, and bundles anew when a source changes', async () => {
@@ -90,8 +99,9 @@ describe('the consulta launcher', { concurrency: 2 }, () => {
     assert.equal(stamps.length, 1, fs.readdirSync(cache).join(', '));
     assert.equal(fs.readFileSync(path.join(cache, stamps[0]!), 'utf8').trim(), bundles(cache)[0]);
     // Point the stamp at another bundle: a run on the same sources must take it as it is.
-    const planted = 'cli-00000000000000cc.mjs';
-    fs.writeFileSync(path.join(cache, planted), "export async function cli() { process.stdout.write('planted bundle\\n'); }\n");
+    const planted = 'cli-00000000000000cc';
+    fs.mkdirSync(path.join(cache, planted));
+    fs.writeFileSync(path.join(cache, planted, 'main.mjs'), "export async function cli() { process.stdout.write('planted bundle\\n'); }\n");
     fs.writeFileSync(path.join(cache, stamps[0]!), `${planted}\n`);
     const second = await run(root, ['--help']);
     assert.equal(second.code, 0, second.stderr);
@@ -109,16 +119,19 @@ describe('the consulta launcher', { concurrency: 2 }, () => {
   it('removes bundles of other sources unused for a day when it writes a new one, and keeps recent ones', async () => {
     const { root, cache } = install();
     fs.mkdirSync(cache, { recursive: true });
-    const stale = 'cli-00000000000000aa.mjs';
-    const recent = 'cli-00000000000000bb.mjs';
-    for (const f of [stale, `${stale}.map`, recent, `${recent}.map`]) fs.writeFileSync(path.join(cache, f), '// another version\n');
+    const stale = 'cli-00000000000000aa';
+    const recent = 'cli-00000000000000bb';
+    for (const d of [stale, recent]) {
+      fs.mkdirSync(path.join(cache, d));
+      for (const f of ['main.mjs', 'main.mjs.map']) fs.writeFileSync(path.join(cache, d, f), '// another version\n');
+    }
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
-    for (const f of [stale, `${stale}.map`]) fs.utimesSync(path.join(cache, f), twoDaysAgo, twoDaysAgo);
+    fs.utimesSync(path.join(cache, stale), twoDaysAgo, twoDaysAgo);
     const r = await run(root, ['--help']);
     assert.equal(r.code, 0, r.stderr);
     const left = fs.readdirSync(cache);
-    assert.ok(!left.includes(stale) && !left.includes(`${stale}.map`), `stale bundle removed: ${left.join(', ')}`);
-    assert.ok(left.includes(recent) && left.includes(`${recent}.map`), 'a bundle used within the day is kept');
+    assert.ok(!left.includes(stale), `stale bundle removed: ${left.join(', ')}`);
+    assert.ok(left.includes(recent) && fs.existsSync(path.join(cache, recent, 'main.mjs')), 'a bundle used within the day is kept');
     assert.equal(bundles(cache).length, 2);
   });
 

@@ -10,21 +10,7 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { describeDatabaseUrl, missingDatabaseReason } from '../db/existing.ts';
 import { countLawyers } from '../db/repositories/lawyer.repository.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { seedDemoDirectory } from '../domain/demo/seed.service.ts';
-import { findLoggedRequest } from '../domain/access/request-log.ts';
-import { ImportFailedError, importLawyers } from '../domain/directory/import.service.ts';
 import { dateInZone } from '../domain/directory/zoned-time.ts';
-import { applyHeapGrowth, startServer, stopOnSignals } from '../server.ts';
-import { runFirmsCommand } from './firms.commands.ts';
-import { runKeysCommand } from './keys.commands.ts';
-import { runMailCommand } from './mail.commands.ts';
-import { runWebhooksCommand } from './webhooks.commands.ts';
-import { runOperatorsCommand } from './operator.commands.ts';
-import { runLawyersCommand } from './lawyers.commands.ts';
-import { runReviewsCommand } from './reviews.commands.ts';
-import { runOAuthCommand } from './oauth.commands.ts';
-import { runUsersCommand } from './users.commands.ts';
-import { runBackupCommand } from './backup.commands.ts';
 import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}
@@ -161,6 +147,7 @@ async function seed(config: Config, database: Database, flags: Flags, json: bool
   if (!/^\d{4}-\d{2}-\d{2}$/.test(referenceDate) || Number.isNaN(parsed) || new Date(parsed).toISOString().slice(0, 10) !== referenceDate) {
     throw new UsageError('--reference-date expects a real calendar date, YYYY-MM-DD');
   }
+  const { seedDemoDirectory } = await import('../domain/demo/seed.service.ts');
   const started = Date.now();
   const result = await seedDemoDirectory(database, {
     lawyers,
@@ -242,6 +229,7 @@ export async function run(argv: string[]): Promise<number> {
       const file = args[0];
       if (!file) throw new UsageError('import needs a FILE (JSON Lines)');
       if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+      const { ImportFailedError, importLawyers } = await import('../domain/directory/import.service.ts');
       const openLines = () => readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
       try {
         const result = await withDatabase(config, async (database) => {
@@ -263,30 +251,43 @@ export async function run(argv: string[]): Promise<number> {
     }
     case 'keys':
     case 'firms': {
-      const runAccess = command === 'keys' ? runKeysCommand : runFirmsCommand;
+      const runAccess = command === 'keys' ? (await import('./keys.commands.ts')).runKeysCommand : (await import('./firms.commands.ts')).runFirmsCommand;
       return withExistingDatabase(config, command, json, (database) => runAccess({ config, database, args, flags, json }));
     }
-    case 'webhooks':
+    case 'webhooks': {
+      const { runWebhooksCommand } = await import('./webhooks.commands.ts');
       return withExistingDatabase(config, command, json, (database) => runWebhooksCommand({ config, database, args, flags, json }));
+    }
     case 'operators':
     case 'lawyers': {
-      const runOperator = command === 'operators' ? runOperatorsCommand : runLawyersCommand;
+      const runOperator = command === 'operators' ? (await import('./operator.commands.ts')).runOperatorsCommand : (await import('./lawyers.commands.ts')).runLawyersCommand;
       return withExistingDatabase(config, command, json, (database) => runOperator({ config, database, args, flags, json }));
     }
-    case 'reviews':
+    case 'reviews': {
+      const { runReviewsCommand } = await import('./reviews.commands.ts');
       return withExistingDatabase(config, command, json, (database) => runReviewsCommand({ config, database, args, flags, json }));
-    case 'oauth':
+    }
+    case 'oauth': {
+      const { runOAuthCommand } = await import('./oauth.commands.ts');
       return withExistingDatabase(config, command, json, (database) => runOAuthCommand({ config, database, args, flags, json }));
-    case 'users':
+    }
+    case 'users': {
+      const { runUsersCommand } = await import('./users.commands.ts');
       return withExistingDatabase(config, command, json, (database) => runUsersCommand({ config, database, args, flags, json }));
-    case 'mail':
+    }
+    case 'mail': {
+      const { runMailCommand } = await import('./mail.commands.ts');
       return withExistingDatabase(config, command, json, (database) => runMailCommand({ config, database, args, flags, json }));
-    case 'backup':
+    }
+    case 'backup': {
       // No migration: a backup taken before an upgrade must be the database as it was.
+      const { runBackupCommand } = await import('./backup.commands.ts');
       return runBackupCommand({ config, args, flags, json });
+    }
     case 'requests': {
       const [sub, requestId] = args;
       if (sub !== 'show' || !requestId) throw new UsageError('usage: consulta requests show REQUEST_ID');
+      const { findLoggedRequest } = await import('../domain/access/request-log.ts');
       return withExistingDatabase(config, command, json, async (database) => {
         const entry = await findLoggedRequest(database, requestId);
         if (!entry) {
@@ -306,6 +307,7 @@ export async function run(argv: string[]): Promise<number> {
           if ((await countLawyers(database.db)) === 0) await seed(config, database, flags, json, config.demoLawyers);
         });
       }
+      const { applyHeapGrowth, startServer, stopOnSignals } = await import('../server.ts');
       const heapFlag = applyHeapGrowth(config);
       const server = await startServer(config);
       const log = (msg: string) => server.app.fastify.log.info(msg);
