@@ -337,6 +337,9 @@ export const ar: PeopleMessages = {
     none: 'ليست لديك استشارات بعد.',
     findOne: 'البحث عن محامٍ',
     noneUpcoming: 'لا شيء قادم.',
+    cancelledList: 'الملغاة',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'إزالتها من تقويمك (‎.ics)',
     addToCalendar: `إضافة إلى التقويم (${ltr('.ics')})`,
     details: 'التفاصيل',
     paid: 'مدفوعة',

@@ -304,6 +304,9 @@ export const en = {
     none: 'You have no consultations yet.',
     findOne: 'Find a lawyer',
     noneUpcoming: 'Nothing upcoming.',
+    cancelledList: 'Cancelled',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Remove it from your calendar (.ics)',
     addToCalendar: 'Add to calendar (.ics)',
     details: 'Details',
     paid: 'Paid',

@@ -299,6 +299,9 @@ export const es: Messages = {
     none: 'Todavía no tienes consultas.',
     findOne: 'Buscar abogado/a',
     noneUpcoming: 'Nada próximo.',
+    cancelledList: 'Canceladas',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Quitarla de tu calendario (.ics)',
     addToCalendar: 'Añadir al calendario (.ics)',
     details: 'Detalles',
     paid: 'Pagado',

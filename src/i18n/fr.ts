@@ -302,6 +302,9 @@ export const fr = {
     none: 'Vous n’avez encore aucune consultation.',
     findOne: 'Trouver une avocate ou un avocat',
     noneUpcoming: 'Rien à venir.',
+    cancelledList: 'Annulées',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'La retirer de votre calendrier (.ics)',
     addToCalendar: 'Ajouter à l’agenda (.ics)',
     details: 'Détails',
     paid: 'Payée',

@@ -305,6 +305,9 @@ export const ro: PeopleMessages = {
     none: 'Nu aveți încă nicio consultație.',
     findOne: 'Căutați avocați',
     noneUpcoming: 'Nimic programat.',
+    cancelledList: 'Anulate',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Ștergeți-o din calendarul dumneavoastră (.ics)',
     addToCalendar: 'Adăugați în calendar (.ics)',
     details: 'Detalii',
     paid: 'Plătit',

@@ -304,6 +304,9 @@ export const uk: PeopleMessages = {
     none: 'У вас ще немає консультацій.',
     findOne: 'Знайти адвоката',
     noneUpcoming: 'Майбутніх консультацій немає.',
+    cancelledList: 'Скасовані',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Видалити її з Вашого календаря (.ics)',
     addToCalendar: 'Додати до календаря (.ics)',
     details: 'Подробиці',
     paid: 'Оплачено',
