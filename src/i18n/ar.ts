@@ -54,6 +54,9 @@ export const ar: PeopleMessages = {
     signedInAs: (email: string) => `تم تسجيل الدخول باسم ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'لم يُفتح بعد',
+    notOpen: 'هذا الموقع غير مفتوح للجمهور بعد: لم ينشر القائم على تشغيله بياناته القانونية حتى الآن. يُرجى العودة لاحقًا.',
     home: 'الذهاب إلى الصفحة الرئيسية',
     reference: (id: string) => `إذا تواصلت معنا، فاذكر هذا الرقم المرجعي: ${id}`,
     notFoundTitle: 'الصفحة غير موجودة',

@@ -27,6 +27,9 @@ export const en = {
     signedInAs: (email: string) => `Signed in as ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Not open yet',
+    notOpen: 'This site is not open to the public yet: whoever runs it has not published their legal details. Please come back later.',
     home: 'Go to the home page',
     reference: (id: string) => `If you contact us, quote this reference: ${id}`,
     notFoundTitle: 'Page not found',

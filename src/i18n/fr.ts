@@ -34,6 +34,9 @@ export const fr = {
     signedInAs: (email: string) => `Compte connecté\u00a0: ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Pas encore ouvert',
+    notOpen: 'Ce site n’est pas encore ouvert au public : son exploitant n’a pas encore publié ses informations légales. Veuillez revenir plus tard.',
     home: 'Aller à la page d’accueil',
     reference: (id: string) => `Si vous nous contactez, indiquez cette référence\u00a0: ${id}`,
     notFoundTitle: 'Page introuvable',
