@@ -147,7 +147,16 @@ export interface LegalIdentity {
   readonly registry: string;
   /** True while any of the above is a demonstration default. */
   readonly demo: boolean;
+  /**
+   * The LEGAL_* settings left unset, whose value above is a demonstration default: the pages show
+   * those in the reader's language, start-up names them, and a production site refuses people's
+   * pages while any is missing (issue 25 item 18; docs/operations.md#legal-details).
+   */
+  readonly missing: readonly LegalSetting[];
 }
+
+export const LEGAL_SETTINGS = ['LEGAL_NAME', 'LEGAL_TAX_ID', 'LEGAL_ADDRESS', 'LEGAL_EMAIL', 'LEGAL_REGISTRY'] as const;
+export type LegalSetting = (typeof LEGAL_SETTINGS)[number];
 
 /** The demonstration operator: marked as such wherever it shows. */
 export const DEMO_LEGAL = {
@@ -173,7 +182,13 @@ function legalIdentity(env: Env): LegalIdentity {
   const [email, d4] = read('LEGAL_EMAIL', DEMO_LEGAL.email, 254);
   if (!EMAIL_SHAPE.test(email)) throw new ConfigError('LEGAL_EMAIL', `expected an email address, got "${email}"`);
   const [registry, d5] = read('LEGAL_REGISTRY', DEMO_LEGAL.registry);
-  return { name, taxId, address, email, registry, demo: d1 || d2 || d3 || d4 || d5 };
+  const missing = LEGAL_SETTINGS.filter((_, i) => [d1, d2, d3, d4, d5][i]);
+  return { name, taxId, address, email, registry, demo: missing.length > 0, missing };
+}
+
+/** A production start (NODE_ENV=production) with any LEGAL_* setting unset: the site refuses people's pages. */
+export function refusesPeoplePages(config: Pick<Config, 'nodeEnv' | 'legal'>): boolean {
+  return config.nodeEnv === 'production' && config.legal.missing.length > 0;
 }
 
 export class ConfigError extends Error {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ConfigError, loadConfig, refusesPeoplePages, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { describeDatabaseUrl, missingDatabaseReason } from '../db/existing.ts';
 import { countLawyers } from '../db/repositories/lawyer.repository.ts';
@@ -314,12 +314,30 @@ export async function run(argv: string[]): Promise<number> {
       server.app.fastify.log.info({ url: server.url, database: server.database.dialect, v8_heap: heapFlag ?? 'default' }, 'consulta listening');
       if (server.metricsUrl) server.app.fastify.log.info({ url: `${server.metricsUrl}/metrics` }, 'metrics admin listener');
       if (!json && process.stdout.isTTY) process.stdout.write(`Consulta is up: ${server.url}/ (API at ${config.baseUrl}, docs at ${config.siteUrl}/docs/api)\n`);
+      const legal = legalDetailsNotice(config);
+      if (legal) {
+        server.app.fastify.log.warn({ missing: config.legal.missing, refused: refusesPeoplePages(config) }, 'legal details missing');
+        if (!json) process.stderr.write(`${legal}\n`);
+      }
       stopOnSignals(server, config.shutdownTimeoutMs, log);
       return -1; // keep running
     }
     default:
       throw new UsageError(`unknown command "${command}"; see consulta --help`);
   }
+}
+
+/**
+ * What start-up says when LEGAL_* settings are unset (issue 25 item 18): which ones, that the legal
+ * pages show demonstration values meanwhile, and whether people's pages are refused (production).
+ */
+export function legalDetailsNotice(config: Pick<Config, 'nodeEnv' | 'legal'>): string | null {
+  const missing = config.legal.missing;
+  if (missing.length === 0) return null;
+  const list = missing.join(', ');
+  return refusesPeoplePages(config)
+    ? `consulta: NODE_ENV=production and the operator's legal details are missing (${list} not set): people's pages answer 503 "not open yet" until they are set (docs/operations.md#legal-details).`
+    : `consulta: legal details missing (${list} not set): the legal notice and privacy pages show demonstration values. Set them before opening the site to the public; with NODE_ENV=production people's pages are refused without them (docs/operations.md#legal-details).`;
 }
 
 export async function cli(argv: string[]): Promise<void> {

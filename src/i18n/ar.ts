@@ -54,6 +54,9 @@ export const ar: PeopleMessages = {
     signedInAs: (email: string) => `تم تسجيل الدخول باسم ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'لم يُفتح بعد',
+    notOpen: 'هذا الموقع غير مفتوح للجمهور بعد: لم ينشر القائم على تشغيله بياناته القانونية حتى الآن. يُرجى العودة لاحقًا.',
     home: 'الذهاب إلى الصفحة الرئيسية',
     reference: (id: string) => `إذا تواصلت معنا، فاذكر هذا الرقم المرجعي: ${id}`,
     notFoundTitle: 'الصفحة غير موجودة',
@@ -337,6 +340,9 @@ export const ar: PeopleMessages = {
     none: 'ليست لديك استشارات بعد.',
     findOne: 'البحث عن محامٍ',
     noneUpcoming: 'لا شيء قادم.',
+    cancelledList: 'الملغاة',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'إزالتها من تقويمك (‎.ics)',
     addToCalendar: `إضافة إلى التقويم (${ltr('.ics')})`,
     details: 'التفاصيل',
     paid: 'مدفوعة',

@@ -27,6 +27,9 @@ export const en = {
     signedInAs: (email: string) => `Signed in as ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Not open yet',
+    notOpen: 'This site is not open to the public yet: whoever runs it has not published their legal details. Please come back later.',
     home: 'Go to the home page',
     reference: (id: string) => `If you contact us, quote this reference: ${id}`,
     notFoundTitle: 'Page not found',
@@ -304,6 +307,9 @@ export const en = {
     none: 'You have no consultations yet.',
     findOne: 'Find a lawyer',
     noneUpcoming: 'Nothing upcoming.',
+    cancelledList: 'Cancelled',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Remove it from your calendar (.ics)',
     addToCalendar: 'Add to calendar (.ics)',
     details: 'Details',
     paid: 'Paid',

@@ -24,6 +24,9 @@ export const es: Messages = {
     signedInAs: (email: string) => `Has entrado como ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Todavía no está abierto',
+    notOpen: 'Este sitio todavía no está abierto al público: quien lo gestiona no ha publicado aún sus datos legales. Vuelve más tarde.',
     home: 'Ir a la página de inicio',
     reference: (id: string) => `Si nos escribes, indica esta referencia: ${id}`,
     notFoundTitle: 'Página no encontrada',
@@ -299,6 +302,9 @@ export const es: Messages = {
     none: 'Todavía no tienes consultas.',
     findOne: 'Buscar abogado/a',
     noneUpcoming: 'Nada próximo.',
+    cancelledList: 'Canceladas',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Quitarla de tu calendario (.ics)',
     addToCalendar: 'Añadir al calendario (.ics)',
     details: 'Detalles',
     paid: 'Pagado',

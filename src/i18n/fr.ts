@@ -34,6 +34,9 @@ export const fr = {
     signedInAs: (email: string) => `Compte connecté\u00a0: ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Pas encore ouvert',
+    notOpen: 'Ce site n’est pas encore ouvert au public : son exploitant n’a pas encore publié ses informations légales. Veuillez revenir plus tard.',
     home: 'Aller à la page d’accueil',
     reference: (id: string) => `Si vous nous contactez, indiquez cette référence\u00a0: ${id}`,
     notFoundTitle: 'Page introuvable',
@@ -302,6 +305,9 @@ export const fr = {
     none: 'Vous n’avez encore aucune consultation.',
     findOne: 'Trouver une avocate ou un avocat',
     noneUpcoming: 'Rien à venir.',
+    cancelledList: 'Annulées',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'La retirer de votre calendrier (.ics)',
     addToCalendar: 'Ajouter à l’agenda (.ics)',
     details: 'Détails',
     paid: 'Payée',

@@ -33,6 +33,9 @@ export const ro: PeopleMessages = {
     signedInAs: (email: string) => `Ați intrat în cont ca ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Încă nu este deschis',
+    notOpen: 'Acest site nu este încă deschis publicului: cine îl operează nu și-a publicat încă datele legale. Vă rugăm să reveniți mai târziu.',
     home: 'Mergeți la pagina principală',
     reference: (id: string) => `Dacă ne contactați, menționați această referință: ${id}`,
     notFoundTitle: 'Pagina nu a fost găsită',
@@ -305,6 +308,9 @@ export const ro: PeopleMessages = {
     none: 'Nu aveți încă nicio consultație.',
     findOne: 'Căutați avocați',
     noneUpcoming: 'Nimic programat.',
+    cancelledList: 'Anulate',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Ștergeți-o din calendarul dumneavoastră (.ics)',
     addToCalendar: 'Adăugați în calendar (.ics)',
     details: 'Detalii',
     paid: 'Plătit',

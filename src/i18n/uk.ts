@@ -32,6 +32,9 @@ export const uk: PeopleMessages = {
     signedInAs: (email: string) => `Ви увійшли як ${email}`,
   },
   errors: {
+    /** A production site whose LEGAL_* details are unset refuses people's pages (issue 25 item 18). */
+    notOpenTitle: 'Ще не відкрито',
+    notOpen: 'Цей сайт ще не відкритий для відвідувачів: його оператор ще не оприлюднив свої юридичні дані. Будь ласка, поверніться пізніше.',
     home: 'На головну сторінку',
     reference: (id: string) => `Якщо звертатиметеся до нас, назвіть цей номер: ${id}`,
     notFoundTitle: 'Сторінку не знайдено',
@@ -304,6 +307,9 @@ export const uk: PeopleMessages = {
     none: 'У вас ще немає консультацій.',
     findOne: 'Знайти адвоката',
     noneUpcoming: 'Майбутніх консультацій немає.',
+    cancelledList: 'Скасовані',
+    /** On a cancelled consultation: its calendar file now withdraws the event (METHOD:CANCEL, same UID). */
+    removeFromCalendar: 'Видалити її з Вашого календаря (.ics)',
     addToCalendar: 'Додати до календаря (.ics)',
     details: 'Подробиці',
     paid: 'Оплачено',

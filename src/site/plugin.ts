@@ -13,7 +13,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import type { Config } from '../config.ts';
+import { refusesPeoplePages, type Config } from '../config.ts';
 import { isDatabaseUnavailable } from '../db/database.ts';
 import { DomainError, ERROR_CODES } from '../domain/errors.ts';
 import { methodNotAllowed, problemErrorHandler, registerUnrouted, sendUnrouted, type AllowedMethods } from '../http/problem.ts';
@@ -97,6 +97,12 @@ export interface SitePluginOptions {
   areas: ReadonlyArray<(site: FastifyInstance) => Promise<void> | void>;
   /** Every registered route's methods: a path asked with a method it does not serve is a 405, not a 404. */
   routes: AllowedMethods;
+}
+
+/** Not people's: the developer area, firms, the operator console, the docs, and files. */
+const NOT_PEOPLE = ['/developer', '/firms', '/operator', '/docs', '/assets/', '/lawyer-photos/'];
+function isPeoplePage(url: string): boolean {
+  return !NOT_PEOPLE.some((prefix) => url === prefix || url.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || url.startsWith(`${prefix}?`));
 }
 
 /** A person's browser navigating (it asks for HTML), rather than a script or an asset fetch. */
@@ -242,6 +248,17 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
       done();
     }, done);
   });
+
+  // A production site without its operator's legal details (LSSI-CE art. 10) does not serve people
+  // (issue 25 item 18): every page of theirs says so, 503; the developer area and docs still work.
+  if (refusesPeoplePages(config)) {
+    site.addHook('preHandler', async (request, reply) => {
+      if (!isPeoplePage(request.url)) return;
+      const t = request.site.t;
+      reply.header('retry-after', '3600');
+      return reply.page(h(ErrorPage, { ctx: request.site, title: t.errors.notOpenTitle, message: t.errors.notOpen }), 503);
+    });
+  }
 
   // Every POST: from our own origin, with the token of a form we rendered.
   site.addHook('preHandler', (request, reply, done) => {

@@ -14,7 +14,7 @@ import { signedIn } from '../support/dashboard.ts';
 import { pageText, SiteClient } from '../support/site.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 
-const LEGAL = { name: 'Abogados Digitales, S.L.', taxId: 'B12345678', address: 'Calle Mayor 10, 28013 Madrid', email: 'legal@abogados-digitales.example', registry: 'Registro Mercantil de Madrid, tomo 1, folio 2, hoja M-3', demo: false };
+const LEGAL = { name: 'Abogados Digitales, S.L.', taxId: 'B12345678', address: 'Calle Mayor 10, 28013 Madrid', email: 'legal@abogados-digitales.example', registry: 'Registro Mercantil de Madrid, tomo 1, folio 2, hoja M-3', demo: false, missing: [] };
 const OPERATOR = 'equipo@abogados-digitales.example';
 
 for (const target of databaseTargets()) {

@@ -13,7 +13,7 @@ import { cookieList, HOLD_MINUTES, LEGAL_CHROME, LEGAL_PAGES, legalDocument, REV
 import { siteCookies } from '../../src/site/plugin.ts';
 
 const FACTS: Facts = {
-  legal: { name: 'Abogados Digitales, S.L.', taxId: 'B12345678', address: 'Calle Mayor 10, 28013 Madrid', email: 'legal@abogados-digitales.example', registry: 'Registro Mercantil de Madrid, tomo 1, folio 2, hoja M-3', demo: false },
+  legal: { name: 'Abogados Digitales, S.L.', taxId: 'B12345678', address: 'Calle Mayor 10, 28013 Madrid', email: 'legal@abogados-digitales.example', registry: 'Registro Mercantil de Madrid, tomo 1, folio 2, hoja M-3', demo: false, missing: [] },
   siteUrl: 'https://consulta.test',
   contactPath: '/contact',
   mailRetentionDays: 30,

@@ -78,6 +78,11 @@ export function isUpcoming(c: Pick<Consultation, 'status' | 'endsAt'>, nowIso: s
   return c.status === 'confirmed' && c.endsAt > nowIso;
 }
 
+/** Cancelled by either side: the site lists these apart, with no next steps (issue 25 item 9). */
+export function isCancelled(c: Pick<Consultation, 'status'>): boolean {
+  return c.status === 'cancelled_by_lawyer' || c.status === 'cancelled_by_person';
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function view(row: ConsultationRow, nowMs: number): Consultation {
@@ -135,12 +140,18 @@ export class ConsultationsService {
     return row ? view(row, this.deps.clock.now().getTime()) : null;
   }
 
-  /** The calendar file of one of the user's consultations (the same invitation as the receipt's); null otherwise. */
+  /**
+   * The calendar file of one of the user's consultations (the same invitation as the receipt's:
+   * same UID); null otherwise. Once cancelled it is the cancellation — METHOD:CANCEL,
+   * STATUS:CANCELLED, the SEQUENCE the cancellation raised — so importing it removes the event
+   * instead of adding it back.
+   */
   async calendar(userId: string, id: string, locale: Locale): Promise<string | null> {
     const c = await this.getForUser(userId, id);
     if (!c) return null;
     const link = `${this.deps.siteUrl}/confirm/${c.confirmationToken}`;
-    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale, sequence: c.icsSequence, next: c.bought.next });
+    const method = isCancelled(c) ? 'CANCEL' : 'PUBLISH';
+    return consultationIcs({ intentId: c.bookingIntentId, confirmedAt: new Date(c.createdAt), date: c.date, startTime: c.startTime, endTime: c.endTime, lawyer: c.lawyer, siteUrl: this.deps.siteUrl, link, locale, sequence: c.icsSequence, next: c.bought.next, method });
   }
 
   /** The consultation an intent became, if it is the user's. */

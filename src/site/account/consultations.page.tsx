@@ -1,5 +1,5 @@
 /** "My consultations": upcoming and past, each with its calendar file. */
-import type { Consultation } from '../../domain/booking/consultations.service.ts';
+import { isCancelled, type Consultation } from '../../domain/booking/consultations.service.ts';
 import type { SiteContext } from '../context.ts';
 import { BackLink, PostForm, euros } from '../ui/components.tsx';
 import { colon, dayAndTime, formatTime } from '../../i18n/format.ts';
@@ -47,19 +47,25 @@ function Item({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
       </p>
       <ReviewInvitation ctx={ctx} c={c} />
       <ChangeLinks ctx={ctx} c={c} />
-      {/* What happens next, the reference, Add to calendar (none once cancelled: the email's METHOD:CANCEL removed it). */}
+      {/* What happens next, the reference, Add to calendar; once cancelled only the reference and the file that removes it. */}
       <WhatNext ctx={ctx} c={c} compact />
     </li>
   );
 }
 
-export function ConsultationsPage({ ctx, upcoming, past }: { ctx: SiteContext; upcoming: Consultation[]; past: Consultation[] }) {
+/**
+ * Upcoming, cancelled (their own list, issue 25 item 9: a cancelled future consultation is not
+ * "past", and nothing happens next), and past.
+ */
+export function ConsultationsPage({ ctx, upcoming, past: ended }: { ctx: SiteContext; upcoming: Consultation[]; past: Consultation[] }) {
   const { t } = ctx;
+  const cancelled = ended.filter(isCancelled);
+  const past = ended.filter((c) => !isCancelled(c));
   return (
     <Layout ctx={ctx} title={t.account.title} section="consultations">
       <h1>{t.account.title}</h1>
-      {upcoming.length + past.length > 0 ? <ZoneChooser ctx={ctx} lawyerZone={(upcoming[0] ?? past[0])!.lawyer.timezone} reload /> : null}
-      {upcoming.length === 0 && past.length === 0 ? (
+      {upcoming.length + ended.length > 0 ? <ZoneChooser ctx={ctx} lawyerZone={(upcoming[0] ?? ended[0])!.lawyer.timezone} reload /> : null}
+      {upcoming.length === 0 && ended.length === 0 ? (
         <p>
           {t.account.none} <a href="/">{t.account.findOne}</a>
         </p>
@@ -72,6 +78,16 @@ export function ConsultationsPage({ ctx, upcoming, past }: { ctx: SiteContext; u
               <Item ctx={ctx} c={c} />
             ))}
           </ul>
+          {cancelled.length > 0 ? (
+            <>
+              <h2>{t.account.cancelledList}</h2>
+              <ul class="cards cancelled-list">
+                {cancelled.map((c) => (
+                  <Item ctx={ctx} c={c} />
+                ))}
+              </ul>
+            </>
+          ) : null}
           {past.length > 0 ? (
             <>
               <h2>{t.account.past}</h2>

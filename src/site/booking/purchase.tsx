@@ -6,13 +6,14 @@
  * calendar). The rules are src/domain/booking/purchase.ts and policy.ts; nothing is decided here.
  * The note is the person's own text: escaped like every string (Preact), shown with dir="auto".
  */
-import type { Consultation } from '../../domain/booking/consultations.service.ts';
+import { isCancelled, type Consultation } from '../../domain/booking/consultations.service.ts';
 import { personPolicy, type PolicyState } from '../../domain/booking/policy.ts';
 import { calendarLinks, effectiveFormat, formatPhone, NOTE_MAX, offeredFormats, type ChoiceError, type ConsultationFormat, type LawyerOffer } from '../../domain/booking/purchase.ts';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, euros } from '../ui/components.tsx';
 import { colon } from '../../i18n/format.ts';
+import { Bidi } from '../ui/bidi.tsx';
 import { formatNames } from '../lawyers/trust.tsx';
 import { dayTimeIn, zoneName } from './visitor-zone.ts';
 import { otherZone } from './zone.tsx';
@@ -148,7 +149,7 @@ export function ChoicesForm({ ctx, hold, offer, intent, values, errors }: { ctx:
               aria-describedby={['f-phone-hint', errors?.phone ? 'f-phone-error' : null].filter(Boolean).join(' ')}
             />
             <span class="hint" id="f-phone-hint">
-              {u.phoneHint}
+              <Bidi ctx={ctx} text={u.phoneHint} />
             </span>
             {errors?.phone ? (
               <span class="field-error" id="f-phone-error">
@@ -249,7 +250,24 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
   const n = c.bought.next;
   const startMs = Date.parse(c.startsAt);
   const endMs = Date.parse(c.endsAt);
-  const cancelled = c.status === 'cancelled_by_lawyer' || c.status === 'cancelled_by_person';
+  // Nothing happens next once cancelled (issue 25 item 9): the reference, for support, and the
+  // calendar file that withdraws the event for whoever added it from here.
+  if (isCancelled(c)) {
+    return (
+      <div class="cancelled-facts">
+        <p>
+          {u.reference}
+          {colon(ctx.locale)}
+          <strong class="mono">{c.bought.reference}</strong>
+        </p>
+        <p>
+          <a href={`/consultations/${c.id}.ics`} download>
+            <Bidi ctx={ctx} text={ctx.t.account.removeFromCalendar} />
+          </a>
+        </p>
+      </div>
+    );
+  }
   const link = `${ctx.origin}/confirm/${c.confirmationToken}`;
   const links = calendarLinks({
     title: ctx.t.mail.invitation.summary(c.lawyer.name),
@@ -286,7 +304,7 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
   } else if (n.kind === 'phone') {
     how = (
       <p>
-        {n.phone ? u.nextPhone(`\u2066${formatPhone(n.phone)}\u2069`) : u.nextPhoneNone}
+        <Bidi ctx={ctx} text={n.phone ? u.nextPhone(`\u2066${formatPhone(n.phone)}\u2069`) : u.nextPhoneNone} />
       </p>
     );
   } else how = <p>{u.nextUnknown}</p>;
@@ -301,33 +319,31 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
         {u.length(c.bought.minutes)}
         {c.bought.format ? ` · ${u.formats[c.bought.format]}` : ''}
       </p>
-      {cancelled ? null : how}
+      {how}
       <p>
         {u.reference}
         {colon(ctx.locale)}
         <strong class="mono">{c.bought.reference}</strong> <span class="meta">{compact ? null : u.referenceHint}</span>
       </p>
-      {cancelled ? null : (
-        <div class="calendar-links">
-          <span>
-            {u.addToCalendar}
-            {colon(ctx.locale).trimEnd()}
-          </span>{' '}
-          <a href={links.google} rel="noopener noreferrer">
-            {u.google}
-          </a>{' '}
-          ·{' '}
-          <a href={links.outlook} rel="noopener noreferrer">
-            {u.outlook}
-          </a>{' '}
-          ·{' '}
-          <a href={`/consultations/${c.id}.ics`} download>
-            {u.ics}
-          </a>
-        </div>
-      )}
+      <div class="calendar-links">
+        <span>
+          {u.addToCalendar}
+          {colon(ctx.locale).trimEnd()}
+        </span>{' '}
+        <a href={links.google} rel="noopener noreferrer">
+          <Bidi ctx={ctx} text={u.google} />
+        </a>{' '}
+        ·{' '}
+        <a href={links.outlook} rel="noopener noreferrer">
+          <Bidi ctx={ctx} text={u.outlook} />
+        </a>{' '}
+        ·{' '}
+        <a href={`/consultations/${c.id}.ics`} download>
+          <Bidi ctx={ctx} text={u.ics} />
+        </a>
+      </div>
       {/* In a list the policy's state is the Move/Cancel links' line (consultation-change/links.tsx): said once. */}
-      {cancelled || compact ? null : <PolicyStatement ctx={ctx} state={c.policy} lawyerZone={c.lawyer.timezone} level={3} />}
+      {compact ? null : <PolicyStatement ctx={ctx} state={c.policy} lawyerZone={c.lawyer.timezone} level={3} />}
     </section>
   );
 }

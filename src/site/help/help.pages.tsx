@@ -4,6 +4,7 @@ import { CONTACT_LIMITS, CONTACT_TOPICS } from '../../domain/contact/contact.ser
 import type { SiteContext } from '../context.ts';
 import { Field, Notice, PostForm, Select } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
+import { Bidi } from '../ui/bidi.tsx';
 import { LEGAL_CHROME, type CookieEntry, type LegalDocument, type LegalPage } from './legal-texts.ts';
 
 export function HelpPage({ ctx }: { ctx: SiteContext }) {
@@ -149,7 +150,9 @@ export function LegalPageView({ ctx, page, doc, legal, updated, cookies }: Legal
       </nav>
       <article class="prose">
         <h1>{doc.title}</h1>
-        <p class="legal-meta">{chrome.updated(updated)}</p>
+        <p class="legal-meta">
+          <Bidi ctx={ctx} text={chrome.updated(updated)} />
+        </p>
         {chrome.prevails ? (
           <Notice>
             <p class="legal-prevails">
@@ -160,18 +163,31 @@ export function LegalPageView({ ctx, page, doc, legal, updated, cookies }: Legal
         ) : null}
         {legal.demo && (page === 'aviso-legal' || page === 'privacy' || page === 'terms') ? (
           <Notice kind="warn">
-            <p>{chrome.demo}</p>
+            <p>
+              <Bidi ctx={ctx} text={chrome.demo} />
+            </p>
           </Notice>
         ) : null}
-        <p class="lead">{doc.intro}</p>
+        {/* The operator's facts, laws' numbers, dates and addresses stay left to right in Arabic (issue 25 item 10). */}
+        <p class="lead">
+          <Bidi ctx={ctx} text={doc.intro} />
+        </p>
         {doc.sections.map((s, i) => (
           <section>
-            <h2>{s.heading}</h2>
-            {s.paragraphs?.map((p) => <p>{p}</p>)}
+            <h2>
+              <Bidi ctx={ctx} text={s.heading} />
+            </h2>
+            {s.paragraphs?.map((p) => (
+              <p>
+                <Bidi ctx={ctx} text={p} />
+              </p>
+            ))}
             {s.list ? (
               <ul>
                 {s.list.map((item) => (
-                  <li>{item}</li>
+                  <li>
+                    <Bidi ctx={ctx} text={item} />
+                  </li>
                 ))}
               </ul>
             ) : null}

@@ -12,7 +12,7 @@
  * in ./legal/. Spanish official names (LSSI-CE, AEPD, Registro Mercantil, hojas de reclamaciones)
  * stay in Spanish in every language, explained where they first appear.
  */
-import type { LegalIdentity } from '../../config.ts';
+import type { LegalIdentity, LegalSetting } from '../../config.ts';
 import { FREE_CHANGE_HOURS } from '../../domain/booking/policy.ts';
 import type { Locale } from '../../i18n/index.ts';
 import type { SiteCookies } from '../plugin.ts';
@@ -185,6 +185,11 @@ export interface LegalChrome {
   updated: (date: string) => string;
   /** Shown while the LEGAL_* settings are demonstration defaults. */
   demo: string;
+  /**
+   * The demonstration values of the unset LEGAL_* settings, in this language (config.ts's
+   * DEMO_LEGAL is the Spanish/English one): "DEMO: no real entry" read in English on every page.
+   */
+  demoValues: { name: string; taxId: string; address: string; registry: string };
   cookieHead: { caption: string; purpose: string; lifetime: string; type: string; necessary: string };
   /** On every translation: the Spanish text prevails in case of discrepancy (null in Spanish). */
   prevails: string | null;
@@ -196,6 +201,7 @@ export const LEGAL_CHROME: Readonly<Record<Locale, LegalChrome>> = {
   es: {
     updated: (d) => `Última actualización: ${d}`,
     demo: 'Datos de demostración: el titular, el NIF y el domicilio de esta página son valores de ejemplo (LEGAL_* sin configurar). Quien opere el servicio debe poner los suyos antes de abrirlo al público.',
+    demoValues: { name: 'Consulta Demo, S.L. (DEMO)', taxId: 'B00000000 (DEMO)', address: 'Calle de Ejemplo 1, 28001 Madrid, España (DEMO)', registry: 'Registro Mercantil de Madrid (DEMO: sin inscripción real)' },
     cookieHead: { caption: 'Cookies que puede guardar este sitio', purpose: 'Para qué', lifetime: 'Duración', type: 'Tipo', necessary: 'Estrictamente necesaria, propia' },
     prevails: null,
     spanishVersion: null,
@@ -203,6 +209,7 @@ export const LEGAL_CHROME: Readonly<Record<Locale, LegalChrome>> = {
   en: {
     updated: (d) => `Last updated: ${d}`,
     demo: 'Demonstration data: the operator, tax id and address on this page are example values (LEGAL_* not set). Whoever runs the service must set their own before opening it to the public.',
+    demoValues: { name: 'Consulta Demo, S.L. (DEMO)', taxId: 'B00000000 (DEMO)', address: 'Calle de Ejemplo 1, 28001 Madrid, Spain (DEMO)', registry: 'Registro Mercantil de Madrid (DEMO: no real entry)' },
     cookieHead: { caption: 'Cookies this site may store', purpose: 'What for', lifetime: 'How long', type: 'Kind', necessary: 'Strictly necessary, first-party' },
     prevails: 'This is a translation of the Spanish text. If the two differ, the Spanish text prevails.',
     spanishVersion: 'Read the Spanish text',
@@ -210,6 +217,7 @@ export const LEGAL_CHROME: Readonly<Record<Locale, LegalChrome>> = {
   fr: {
     updated: (d) => `Dernière mise à jour\u00a0: ${d}`,
     demo: 'Données de démonstration\u00a0: l’exploitant, le numéro d’identification fiscale et l’adresse indiqués sur cette page sont des valeurs d’exemple (paramètres LEGAL_* non renseignés). L’exploitant du service doit indiquer les siens avant de l’ouvrir au public.',
+    demoValues: { name: 'Consulta Demo, S.L. (DÉMO)', taxId: 'B00000000 (DÉMO)', address: 'Calle de Ejemplo 1, 28001 Madrid, Espagne (DÉMO)', registry: 'Registro Mercantil de Madrid (DÉMO\u00a0: aucune inscription réelle)' },
     cookieHead: { caption: 'Cookies que ce site peut enregistrer', purpose: 'À quoi il sert', lifetime: 'Durée', type: 'Type', necessary: 'Strictement nécessaire, propre au site' },
     prevails: 'Ce texte est une traduction du texte espagnol. En cas de divergence, la version espagnole fait foi.',
     spanishVersion: 'Lire le texte en espagnol',
@@ -217,6 +225,7 @@ export const LEGAL_CHROME: Readonly<Record<Locale, LegalChrome>> = {
   ar: {
     updated: (d) => `آخر تحديث: ${d}`,
     demo: 'بيانات تجريبية: اسم المشغّل ورقم التعريف الضريبي والعنوان الواردة في هذه الصفحة قيم على سبيل المثال (إعدادات \u2066LEGAL_*\u2069 غير مضبوطة). على من يشغّل الخدمة أن يضع بياناته قبل فتحها للجمهور.',
+    demoValues: { name: 'Consulta Demo, S.L. (تجريبي)', taxId: 'B00000000 (تجريبي)', address: 'Calle de Ejemplo 1, 28001 Madrid, España (تجريبي)', registry: 'Registro Mercantil de Madrid (تجريبي: لا يوجد قيد حقيقي)' },
     cookieHead: { caption: 'ملفات تعريف الارتباط التي قد يحفظها هذا الموقع', purpose: 'الغرض', lifetime: 'المدة', type: 'النوع', necessary: 'ضرورية تمامًا، خاصة بالموقع نفسه' },
     prevails: 'هذا النص ترجمة للنص الإسباني. وفي حال وجود اختلاف بينهما، يُعتمد النص الإسباني.',
     spanishVersion: 'اقرأ النص الإسباني',
@@ -224,6 +233,7 @@ export const LEGAL_CHROME: Readonly<Record<Locale, LegalChrome>> = {
   uk: {
     updated: (d) => `Останнє оновлення: ${d}`,
     demo: 'Демонстраційні дані: оператор, податковий номер і адреса на цій сторінці — це приклади (параметри LEGAL_* не задано). Той, хто керує сервісом, має вказати власні дані, перш ніж відкрити його для людей.',
+    demoValues: { name: 'Consulta Demo, S.L. (ДЕМО)', taxId: 'B00000000 (ДЕМО)', address: 'Calle de Ejemplo 1, 28001 Madrid, Іспанія (ДЕМО)', registry: 'Registro Mercantil de Madrid (ДЕМО: реального запису немає)' },
     cookieHead: { caption: 'Файли cookie, які може зберігати цей сайт', purpose: 'Для чого', lifetime: 'Строк', type: 'Тип', necessary: 'Суворо необхідний, власний файл сайту' },
     prevails: 'Це переклад іспанського тексту. Якщо тексти розходяться, переважну силу має іспанський текст.',
     spanishVersion: 'Прочитати іспанський текст',
@@ -231,6 +241,7 @@ export const LEGAL_CHROME: Readonly<Record<Locale, LegalChrome>> = {
   ro: {
     updated: (d) => `Ultima actualizare: ${d}`,
     demo: 'Date demonstrative: operatorul, codul fiscal și adresa de pe această pagină sunt valori de exemplu (setările LEGAL_* nu sunt configurate). Cine operează serviciul trebuie să le completeze pe ale sale înainte de a-l deschide publicului.',
+    demoValues: { name: 'Consulta Demo, S.L. (DEMO)', taxId: 'B00000000 (DEMO)', address: 'Calle de Ejemplo 1, 28001 Madrid, Spania (DEMO)', registry: 'Registro Mercantil de Madrid (DEMO: nicio înregistrare reală)' },
     cookieHead: { caption: 'Cookie-urile pe care le poate salva acest site', purpose: 'Scop', lifetime: 'Durată', type: 'Tip', necessary: 'Strict necesar, propriu site-ului' },
     prevails: 'Aceasta este o traducere a textului spaniol. În caz de neconcordanță, prevalează versiunea în limba spaniolă.',
     spanishVersion: 'Citiți textul în spaniolă',
@@ -508,5 +519,19 @@ const DOCUMENTS: Readonly<Record<Locale, (page: LegalPage, facts: Facts) => Lega
 
 /** The document in `locale` (every language of the site has its own text). */
 export function legalDocument(page: LegalPage, locale: Locale, facts: Facts): LegalDocument {
-  return DOCUMENTS[locale](page, facts);
+  return DOCUMENTS[locale](page, { ...facts, legal: localLegal(facts.legal, locale) });
+}
+
+/** The operator's facts with each unset one's demonstration value in `locale` (the email is an address in every language). */
+export function localLegal(legal: LegalIdentity, locale: Locale): LegalIdentity {
+  if (legal.missing.length === 0) return legal;
+  const demo = LEGAL_CHROME[locale].demoValues;
+  const unset = (setting: LegalSetting) => legal.missing.includes(setting);
+  return {
+    ...legal,
+    name: unset('LEGAL_NAME') ? demo.name : legal.name,
+    taxId: unset('LEGAL_TAX_ID') ? demo.taxId : legal.taxId,
+    address: unset('LEGAL_ADDRESS') ? demo.address : legal.address,
+    registry: unset('LEGAL_REGISTRY') ? demo.registry : legal.registry,
+  };
 }
