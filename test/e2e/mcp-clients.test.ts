@@ -245,6 +245,11 @@ for (const target of databaseTargets()) {
             await app.connect();
             const cities = structured<{ cities: unknown[] }>(await app.call('list_cities', {}));
             assert.ok(cities.cities.length > 0);
+            // A business refusal reaches the agent: the client accepts the result (v1 checks any
+            // structuredContent against the output schema, errors included) and its text says what to do.
+            const atlantis = (await app.call('search_lawyers', { city: 'Atlantis' })) as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
+            assert.deepEqual([atlantis.isError, atlantis.structuredContent], [true, undefined]);
+            assert.match(atlantis.content[0]!.text, /unknown city \\"Atlantis\\"; valid values: call list_cities/);
 
             // The hold needs slots:hold: 403, and the SDK goes back to the person.
             const before = exchanges.length;
