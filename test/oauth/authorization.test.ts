@@ -316,6 +316,16 @@ for (const target of databaseTargets()) {
         assert.equal(machine.headers.allow?.toString().split(', ').sort().join(', '), allow, `${method} ${url}`);
         assert.deepEqual([machine.json().code, machine.json().instance], ['method_not_allowed', machine.headers['x-request-id']]);
       }
+      // OPTIONS is what those 405s list as allowed, so OPTIONS answers, preflight or not (issue 25, item 5).
+      for (const [url, allow] of [['/oauth/token', 'POST, OPTIONS'], ['/oauth/token/revocation', 'POST, OPTIONS'], ['/oauth/jwks', 'GET, HEAD, OPTIONS'], ['/oauth/.well-known/openid-configuration', 'GET, HEAD, OPTIONS'], ['/.well-known/oauth-authorization-server/oauth', 'GET, HEAD, OPTIONS']] as const) {
+        const options = await ctx.app.fastify.inject({ method: 'OPTIONS', url });
+        assert.deepEqual([options.statusCode, options.headers.allow], [204, allow], `OPTIONS ${url}`);
+        const refused = await ctx.app.fastify.inject({ method: 'PUT', url, headers: { accept: 'application/json' } });
+        assert.deepEqual([refused.statusCode, refused.headers.allow], [405, allow], `PUT ${url}: the same Allow`);
+      }
+      const preflight = await ctx.app.fastify.inject({ method: 'OPTIONS', url: '/oauth/token', headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' } });
+      assert.equal(preflight.statusCode, 204, 'a CORS preflight is still the authorization server’s');
+      assert.ok(preflight.headers['access-control-allow-methods'], JSON.stringify(preflight.headers));
       const wrongMethod = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/jwks', headers: { accept: 'text/html', 'accept-language': 'en' } });
       assert.equal(wrongMethod.statusCode, 405);
       assert.match(String(wrongMethod.headers['content-type']), /^text\/html/);
