@@ -149,6 +149,19 @@ for (const target of databaseTargets()) {
         assert.ok(res.json().error_description.startsWith(`client_name contains ${codePoint} `), res.json().error_description);
       }
       assert.equal((await reg('Asistente · Álvaro (ES)')).statusCode, 201, 'letters, accents and punctuation are fine');
+      // Names that render blank or spill over the page (issue 25, item 4): fillers, mark runs, length.
+      for (const [name, codePoint] of [['\u3164', 'U+3164'], ['Helper\u3164\u3164', 'U+3164'], ['\uFFA0', 'U+FFA0'], ['\u115F\u1160', 'U+115F'], ['\u2800', 'U+2800'], [`Z${'\u0336\u0301\u0317'.repeat(20)}algo`, 'U+0301']] as const) {
+        const res = await reg(name);
+        assert.equal(res.statusCode, 400, `${JSON.stringify(name)}: ${res.body}`);
+        assert.equal(res.json().error, 'invalid_client_metadata');
+        assert.ok(res.json().error_description.startsWith(`client_name contains ${codePoint} `), res.json().error_description);
+      }
+      const long = await reg('A'.repeat(5_000));
+      assert.equal(long.statusCode, 400);
+      assert.equal(long.json().error_description, 'client_name is 5000 characters long; at most 100');
+      assert.equal((await reg('B'.repeat(101))).statusCode, 400);
+      assert.equal((await reg('B'.repeat(100))).statusCode, 201, '100 characters are fine');
+      assert.equal((await reg('Tiếng Việt · שָׁלוֹם · नमस्ते · 한국어')).statusCode, 201, 'accents, points and vowel signs are fine');
     });
 
     it('refuses a second resource value: the authorization request answers invalid_target to the app, the token request invalid_target', async () => {

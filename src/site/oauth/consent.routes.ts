@@ -12,6 +12,7 @@ import type Provider from 'oidc-provider';
 import { h } from 'preact';
 import type { ConnectedAppsService } from '../../domain/oauth/connected-apps.service.ts';
 import { highestLevel, isLevel, requestedLevel, scopesOfLevel } from '../../domain/oauth/levels.ts';
+import { appDisplayName } from '../../domain/third-party-text.ts';
 import { ERROR_PAGE_PATH } from '../../oauth/provider.ts';
 import { requireUser } from '../guards.ts';
 import { ErrorPage } from '../ui/pages.tsx';
@@ -104,7 +105,7 @@ export function consentArea({ provider, connectedApps, resource }: ConsentAreaDe
           ctx: request.site,
           view: {
             uid: details.uid,
-            clientName: client.clientName || client.clientId,
+            clientName: appDisplayName(client.clientName || client.clientId),
             unverified: true,
             redirectHost: redirect?.host ?? '',
             localhostOnly: redirectUris.length > 0 && redirectUris.every((u) => LOOPBACK_HOSTS.has(URL.parse(u)?.hostname ?? '')),
