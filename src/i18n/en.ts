@@ -1118,9 +1118,11 @@ export const en = {
     localhostWarning: 'This app returns to an address on your own computer. Continue only if you started it yourself just now.',
     signedInAs: (email: string) => `You are signed in as ${email}.`,
     levelsLegend: 'What may it do?',
-    levelsHint: 'Each level includes the ones above it. Selected: what the app asks for, or what it may already do if that is more.',
+    levelsHint: 'Each level includes the ones above it. Selected: the least the app needs for what it has tried to do, or what it may already do if that is more.',
     askedMark: 'the app asks for this',
     lowersMark: 'Choosing this lowers what the app may do now.',
+    askedMore: (app: string, level: string) => `${app} asks for more than it needs for what it has tried to do. “${level}” is selected. A higher level lets it do more, as written below: choose one only if you want that.`,
+    extraMark: 'Asked for, but not needed yet. Choose it only if you want the app to do this too.',
     levels: {
       'directory:read': { name: 'Browse the directory', description: 'Search lawyers, read their profiles, reviews, prices and free times.' },
       'slots:hold': { name: 'Hold times in my name', description: 'Hold a consultation time for me for 15 minutes. It cannot book or pay: I confirm and pay myself.' },

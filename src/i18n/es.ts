@@ -1099,9 +1099,11 @@ export const es: Messages = {
     localhostWarning: 'Esta aplicación vuelve a una dirección de tu propio ordenador. Continúa solo si acabas de abrirla tú.',
     signedInAs: (email: string) => `Has entrado como ${email}.`,
     levelsLegend: '¿Qué puede hacer?',
-    levelsHint: 'Cada nivel incluye los anteriores. Está marcado lo que pide la aplicación, o lo que ya puede hacer si es más.',
+    levelsHint: 'Cada nivel incluye los anteriores. Está marcado lo mínimo que la aplicación necesita para lo que ha intentado hacer, o lo que ya puede hacer si es más.',
     askedMark: 'lo que pide la aplicación',
     lowersMark: 'Si lo eliges, la aplicación podrá hacer menos que ahora.',
+    askedMore: (app: string, level: string) => `${app} pide más de lo que necesita para lo que ha intentado hacer. Está marcado «${level}». Un nivel más alto le permite hacer más, como se indica abajo: elígelo solo si quieres eso.`,
+    extraMark: 'Lo pide, pero aún no lo necesita. Elígelo solo si quieres que la aplicación también pueda hacer esto.',
     levels: {
       'directory:read': { name: 'Consultar el directorio', description: 'Buscar abogados y abogadas y ver sus perfiles, opiniones, precios y horas libres.' },
       'slots:hold': { name: 'Reservar horas a mi nombre', description: 'Guardarme una hora de consulta durante 15 minutos. No puede confirmar ni pagar: eso lo hago yo.' },

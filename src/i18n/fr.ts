@@ -479,9 +479,11 @@ export const fr = {
     localhostWarning: 'Cette application revient à une adresse sur votre propre ordinateur. Continuez seulement si vous venez de la lancer vous-même.',
     signedInAs: (email: string) => `Compte connecté\u00a0: ${email}.`,
     levelsLegend: 'Que peut-elle faire\u00a0?',
-    levelsHint: 'Chaque niveau inclut ceux du dessus. Sélectionné\u00a0: ce que demande l’application, ou ce qu’elle peut déjà faire si c’est davantage.',
+    levelsHint: 'Chaque niveau inclut ceux du dessus. Sélectionné\u00a0: le minimum dont l’application a besoin pour ce qu’elle a essayé de faire, ou ce qu’elle peut déjà faire si c’est davantage.',
     askedMark: 'l’application le demande',
     lowersMark: 'Choisir ceci réduit ce que l’application peut faire dès maintenant.',
+    askedMore: (app: string, level: string) => `${app} demande plus que ce dont elle a besoin pour ce qu’elle a essayé de faire. «\u00a0${level}\u00a0» est sélectionné. Un niveau plus élevé lui permet d’en faire plus, comme indiqué ci-dessous\u00a0: choisissez-le seulement si vous le souhaitez.`,
+    extraMark: 'Demandé, mais pas encore nécessaire. Choisissez-le seulement si vous voulez que l’application puisse aussi faire cela.',
     levels: {
       'directory:read': { name: 'Parcourir l’annuaire', description: 'Rechercher des avocates et avocats, lire leurs profils, avis, prix et créneaux libres.' },
       'slots:hold': { name: 'Garder des horaires en mon nom', description: 'Me garder un horaire de consultation pendant 15 minutes. Elle ne peut ni réserver ni payer\u00a0: je confirme et je paie moi-même.' },

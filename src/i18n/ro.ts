@@ -501,9 +501,11 @@ export const ro: PeopleMessages = {
     localhostWarning: 'Această aplicație se întoarce la o adresă de pe propriul computer. Continuați doar dacă ați pornit-o chiar acum dumneavoastră.',
     signedInAs: (email: string) => `Ați intrat în cont ca ${email}.`,
     levelsLegend: 'Ce are voie să facă?',
-    levelsHint: 'Fiecare nivel le include pe cele de deasupra. Selectat: ce cere aplicația sau ce are deja voie să facă, dacă este mai mult.',
+    levelsHint: 'Fiecare nivel le include pe cele de deasupra. Selectat: minimul de care aplicația are nevoie pentru ce a încercat să facă sau ce are deja voie să facă, dacă este mai mult.',
     askedMark: 'aplicația cere acest lucru',
     lowersMark: 'Această alegere reduce ce are voie aplicația să facă acum.',
+    askedMore: (app: string, level: string) => `${app} cere mai mult decât îi trebuie pentru ce a încercat să facă. Este selectat „${level}”. Un nivel mai înalt îi permite să facă mai mult, așa cum scrie mai jos: alegeți-l doar dacă doriți acest lucru.`,
+    extraMark: 'Cerut, dar încă nu este necesar. Alegeți-l doar dacă doriți ca aplicația să poată face și acest lucru.',
     levels: {
       'directory:read': { name: 'Să răsfoiască lista de avocați', description: 'Să caute avocați și să citească profilurile, recenziile, prețurile și orele lor libere.' },
       'slots:hold': { name: 'Să rezerve ore în numele meu', description: 'Să-mi rezerve o oră de consultație pentru 15 minute. Nu poate face rezervarea finală și nu poate plăti: confirm și plătesc eu.' },
