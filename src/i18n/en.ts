@@ -1152,7 +1152,7 @@ export const en = {
     revoked: 'The app was disconnected: its access ended.',
     /** The page a person sees when an app's authorization request cannot be answered (GET /oauth/error). */
     problems: {
-      redirect: { title: 'This app sent a request Consulta cannot answer', message: 'It asked to send your answer to an address it did not register, so nothing was sent to it. Go back to the app and connect again; if it happens again, tell whoever makes the app.' },
+      redirect: { title: 'This app sent a request Consulta cannot answer', message: 'It asked to send your answer to an address it did not register (for example an app that kept its registration and now listens on another port), so nothing was sent to it. Connecting again the same way fails again: in the app, remove its saved Consulta registration (in the MCP Inspector, clear its stored OAuth data) so that it registers again, then connect. If it happens again, tell whoever makes the app.' },
       client: { title: 'Consulta does not recognise this app', message: 'The app is not registered with Consulta, or its description is not valid. Nothing was shared with it. Go back to the app and connect again.' },
       expired: { title: 'This request is no longer valid', message: 'It expired, or was interrupted (for example by signing out or in as someone else). Nothing was shared with the app. Go back to the app and connect again.' },
       server: { title: 'Something went wrong on our side', message: 'Nothing was shared with the app. Go back to it and try again in a moment.' },

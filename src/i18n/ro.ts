@@ -534,7 +534,7 @@ export const ro: PeopleMessages = {
     revokeLabel: (app: string) => `Deconectați ${app}`,
     revoked: 'Aplicația a fost deconectată: accesul ei a încetat.',
     problems: {
-      redirect: { title: 'Această aplicație a trimis o cerere la care Consulta nu poate răspunde', message: 'A cerut ca răspunsul dumneavoastră să fie trimis la o adresă pe care nu a înregistrat-o, așa că nu i s-a trimis nimic. Întoarceți-vă la aplicație și conectați-vă din nou; dacă se repetă, anunțați-i pe cei care fac aplicația.' },
+      redirect: { title: 'Această aplicație a trimis o cerere la care Consulta nu poate răspunde', message: 'A cerut ca răspunsul dumneavoastră să fie trimis la o adresă pe care nu a înregistrat-o (de exemplu, o aplicație care și-a păstrat înregistrarea și acum ascultă pe alt port), așa că nu i s-a trimis nimic. Dacă o conectați din nou la fel, va eșua din nou: ștergeți din aplicație înregistrarea ei salvată la Consulta (în MCP Inspector, datele OAuth salvate), ca să se înregistreze din nou, apoi conectați-o. Dacă se repetă, anunțați-i pe cei care fac aplicația.' },
       client: { title: 'Consulta nu recunoaște această aplicație', message: 'Aplicația nu este înregistrată la Consulta sau descrierea ei nu este validă. Nu i s-a transmis nimic. Întoarceți-vă la aplicație și conectați-vă din nou.' },
       expired: { title: 'Această cerere nu mai este valabilă', message: 'A expirat sau a fost întreruptă (de exemplu, prin ieșirea din cont sau intrarea cu alt cont). Aplicației nu i s-a transmis nimic. Întoarceți-vă la aplicație și conectați-vă din nou.' },
       server: { title: 'Ceva nu a funcționat la noi', message: 'Aplicației nu i s-a transmis nimic. Întoarceți-vă la ea și încercați din nou peste câteva clipe.' },

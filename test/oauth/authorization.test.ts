@@ -274,7 +274,9 @@ for (const target of databaseTargets()) {
       assert.match(String(page.headers['content-type']), /^text\/html/);
       const text = pageText(page.body);
       assert.match(text, /This app sent a request Consulta cannot answer/);
-      assert.match(text, /It asked to send your answer to an address it did not register, so nothing was sent to it\./);
+      assert.match(text, /It asked to send your answer to an address it did not register \(for example an app that kept its registration and now listens on another port\), so nothing was sent to it\./);
+      // How to recover (issue 25, item 8): connecting again with the stored client fails again; it must register again.
+      assert.match(text, /Connecting again the same way fails again: in the app, remove its saved Consulta registration \(in the MCP Inspector, clear its stored OAuth data\) so that it registers again, then connect\./);
       assert.match(text, new RegExp(`quote this reference: ${page.headers['x-request-id']}`));
       assert.doesNotMatch(page.body, /evil\.example|<script>alert|state/);
       // An unknown code gets the general explanation; nothing of it is shown either.
