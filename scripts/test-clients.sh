@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Real MCP clients that `npm test` does not run (the TypeScript SDKs run there, in
-# test/e2e/mcp-clients.test.ts): the official Python SDK 2.3 and the MCP Inspector CLI 2.12,
-# each registering, connecting at directory:read, meeting the 403 insufficient_scope and
-# stepping up through the consent page (test/clients/harness.ts, docs/mcp.md#clients-tested).
+# Real MCP clients against a listening server: the official Python SDK 2.3 and the MCP Inspector
+# CLI 2.12, which `npm test` does not run, and the TypeScript SDK v1 1.32 again (npm test runs
+# it in test/e2e/mcp-clients.test.ts), each registering, connecting at directory:read, meeting
+# the 403 insufficient_scope and stepping up through the consent page; v1 and the Inspector
+# also meet a business refusal and read its text (test/clients/harness.ts, docs/mcp.md#clients-tested).
 #
 #   scripts/test-clients.sh
 #

@@ -103,6 +103,7 @@ import { createProvider } from './oauth/provider.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
 import type { OutboundOptions } from './oauth/safe-fetch.ts';
 import { consentArea } from './site/oauth/consent.routes.ts';
+import { ScopeChallenges } from './domain/oauth/scope-challenges.ts';
 import { AgentLimits } from './domain/oauth/agent-limits.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { toolDefinitions } from './mcp/tools.ts';
@@ -448,6 +449,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The OAuth authorization server (/oauth) and what the MCP endpoint checks its tokens with.
   const accessTokens = new DatabaseAccessTokenVerifier({ database, clock, audience: config.mcpUrl });
   const connectedApps = new ConnectedAppsService({ database, clock, verifier: accessTokens });
+  const scopeChallenges = new ScopeChallenges(database, clock);
   const sessions = new SessionService({ database, clock, config });
   const cookies = siteCookies(config.siteUrl);
   const oauthProvider = await createProvider({
@@ -523,7 +525,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       applicationsQueueArea({ dashboard, review: new ApplicationReviewService({ database, verification, applications }), verification }),
       reviewModerationArea({ dashboard, moderation: reviewModeration }),
       passkeysArea(dashboard),
-      consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl }),
+      consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl, scopeChallenges }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
@@ -567,6 +569,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         metrics: domainMetrics,
       },
       onError: (err) => fastify.log.error({ err }, 'MCP request failed'),
+      onScopeChallenge: (userId, clientId, scope) => scopeChallenges.record(userId, clientId, scope),
     }),
   );
 

@@ -1124,9 +1124,11 @@ export const en = {
     localhostWarning: 'This app returns to an address on your own computer. Continue only if you started it yourself just now.',
     signedInAs: (email: string) => `You are signed in as ${email}.`,
     levelsLegend: 'What may it do?',
-    levelsHint: 'Each level includes the ones above it. Selected: what the app asks for, or what it may already do if that is more.',
+    levelsHint: 'Each level includes the ones above it. Selected: the least the app needs for what it has tried to do, or what it may already do if that is more.',
     askedMark: 'the app asks for this',
     lowersMark: 'Choosing this lowers what the app may do now.',
+    askedMore: (app: string, level: string) => `${app} asks for more than it needs for what it has tried to do. “${level}” is selected. A higher level lets it do more, as written below: choose one only if you want that.`,
+    extraMark: 'Asked for, but not needed yet. Choose it only if you want the app to do this too.',
     levels: {
       'directory:read': { name: 'Browse the directory', description: 'Search lawyers, read their profiles, reviews, prices and free times.' },
       'slots:hold': { name: 'Hold times in my name', description: 'Hold a consultation time for me for 15 minutes. It cannot book or pay: I confirm and pay myself.' },
@@ -1156,7 +1158,7 @@ export const en = {
     revoked: 'The app was disconnected: its access ended.',
     /** The page a person sees when an app's authorization request cannot be answered (GET /oauth/error). */
     problems: {
-      redirect: { title: 'This app sent a request Consulta cannot answer', message: 'It asked to send your answer to an address it did not register, so nothing was sent to it. Go back to the app and connect again; if it happens again, tell whoever makes the app.' },
+      redirect: { title: 'This app sent a request Consulta cannot answer', message: 'It asked to send your answer to an address it did not register (for example an app that kept its registration and now listens on another port), so nothing was sent to it. Connecting again the same way fails again: in the app, remove its saved Consulta registration (in the MCP Inspector, clear its stored OAuth data) so that it registers again, then connect. If it happens again, tell whoever makes the app.' },
       client: { title: 'Consulta does not recognise this app', message: 'The app is not registered with Consulta, or its description is not valid. Nothing was shared with it. Go back to the app and connect again.' },
       expired: { title: 'This request is no longer valid', message: 'It expired, or was interrupted (for example by signing out or in as someone else). Nothing was shared with the app. Go back to the app and connect again.' },
       server: { title: 'Something went wrong on our side', message: 'Nothing was shared with the app. Go back to it and try again in a moment.' },

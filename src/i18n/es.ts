@@ -1105,9 +1105,11 @@ export const es: Messages = {
     localhostWarning: 'Esta aplicación vuelve a una dirección de tu propio ordenador. Continúa solo si acabas de abrirla tú.',
     signedInAs: (email: string) => `Has entrado como ${email}.`,
     levelsLegend: '¿Qué puede hacer?',
-    levelsHint: 'Cada nivel incluye los anteriores. Está marcado lo que pide la aplicación, o lo que ya puede hacer si es más.',
+    levelsHint: 'Cada nivel incluye los anteriores. Está marcado lo mínimo que la aplicación necesita para lo que ha intentado hacer, o lo que ya puede hacer si es más.',
     askedMark: 'lo que pide la aplicación',
     lowersMark: 'Si lo eliges, la aplicación podrá hacer menos que ahora.',
+    askedMore: (app: string, level: string) => `${app} pide más de lo que necesita para lo que ha intentado hacer. Está marcado «${level}». Un nivel más alto le permite hacer más, como se indica abajo: elígelo solo si quieres eso.`,
+    extraMark: 'Lo pide, pero aún no lo necesita. Elígelo solo si quieres que la aplicación también pueda hacer esto.',
     levels: {
       'directory:read': { name: 'Consultar el directorio', description: 'Buscar abogados y abogadas y ver sus perfiles, opiniones, precios y horas libres.' },
       'slots:hold': { name: 'Reservar horas a mi nombre', description: 'Guardarme una hora de consulta durante 15 minutos. No puede confirmar ni pagar: eso lo hago yo.' },
@@ -1136,7 +1138,7 @@ export const es: Messages = {
     revokeLabel: (app: string) => `Desconectar ${app}`,
     revoked: 'La aplicación se ha desconectado: su acceso ha terminado.',
     problems: {
-      redirect: { title: 'Esta aplicación ha enviado una solicitud que Consulta no puede atender', message: 'Pidió enviar tu respuesta a una dirección que no registró, así que no se le ha enviado nada. Vuelve a la aplicación y conéctala de nuevo; si vuelve a pasar, avisa a quien la hace.' },
+      redirect: { title: 'Esta aplicación ha enviado una solicitud que Consulta no puede atender', message: 'Pidió enviar tu respuesta a una dirección que no registró (por ejemplo, una aplicación que guardó su registro y ahora escucha en otro puerto), así que no se le ha enviado nada. Si vuelves a conectarla igual, fallará otra vez: en la aplicación, borra su registro guardado de Consulta (en MCP Inspector, borra sus datos OAuth guardados) para que se registre de nuevo, y conéctala. Si vuelve a pasar, avisa a quien la hace.' },
       client: { title: 'Consulta no reconoce esta aplicación', message: 'La aplicación no está registrada en Consulta o su descripción no es válida. No se ha compartido nada con ella. Vuelve a la aplicación y conéctala de nuevo.' },
       expired: { title: 'Esta solicitud ya no es válida', message: 'Ha caducado o se interrumpió (por ejemplo, al salir o al entrar como otra persona). No se ha compartido nada con la aplicación. Vuelve a ella y conéctala de nuevo.' },
       server: { title: 'Algo ha fallado por nuestra parte', message: 'No se ha compartido nada con la aplicación. Vuelve a ella e inténtalo de nuevo en un momento.' },

@@ -485,9 +485,11 @@ export const fr = {
     localhostWarning: 'Cette application revient à une adresse sur votre propre ordinateur. Continuez seulement si vous venez de la lancer vous-même.',
     signedInAs: (email: string) => `Compte connecté\u00a0: ${email}.`,
     levelsLegend: 'Que peut-elle faire\u00a0?',
-    levelsHint: 'Chaque niveau inclut ceux du dessus. Sélectionné\u00a0: ce que demande l’application, ou ce qu’elle peut déjà faire si c’est davantage.',
+    levelsHint: 'Chaque niveau inclut ceux du dessus. Sélectionné\u00a0: le minimum dont l’application a besoin pour ce qu’elle a essayé de faire, ou ce qu’elle peut déjà faire si c’est davantage.',
     askedMark: 'l’application le demande',
     lowersMark: 'Choisir ceci réduit ce que l’application peut faire dès maintenant.',
+    askedMore: (app: string, level: string) => `${app} demande plus que ce dont elle a besoin pour ce qu’elle a essayé de faire. «\u00a0${level}\u00a0» est sélectionné. Un niveau plus élevé lui permet d’en faire plus, comme indiqué ci-dessous\u00a0: choisissez-le seulement si vous le souhaitez.`,
+    extraMark: 'Demandé, mais pas encore nécessaire. Choisissez-le seulement si vous voulez que l’application puisse aussi faire cela.',
     levels: {
       'directory:read': { name: 'Parcourir l’annuaire', description: 'Rechercher des avocates et avocats, lire leurs profils, avis, prix et créneaux libres.' },
       'slots:hold': { name: 'Garder des horaires en mon nom', description: 'Me garder un horaire de consultation pendant 15 minutes. Elle ne peut ni réserver ni payer\u00a0: je confirme et je paie moi-même.' },
@@ -516,7 +518,7 @@ export const fr = {
     revokeLabel: (app: string) => `Déconnecter ${app}`,
     revoked: 'L’application a été déconnectée\u00a0: son accès a pris fin.',
     problems: {
-      redirect: { title: 'Cette application a envoyé une demande à laquelle Consulta ne peut pas répondre', message: 'Elle a demandé à recevoir votre réponse à une adresse qu’elle n’a pas enregistrée, donc rien ne lui a été envoyé. Revenez à l’application et connectez-la de nouveau\u00a0; si cela se reproduit, prévenez ses éditeurs.' },
+      redirect: { title: 'Cette application a envoyé une demande à laquelle Consulta ne peut pas répondre', message: 'Elle a demandé à recevoir votre réponse à une adresse qu’elle n’a pas enregistrée (par exemple une application qui a gardé son inscription et écoute maintenant sur un autre port), donc rien ne lui a été envoyé. La reconnecter de la même façon échouera encore\u00a0: dans l’application, supprimez son inscription Consulta enregistrée (dans MCP Inspector, effacez ses données OAuth enregistrées) pour qu’elle s’inscrive de nouveau, puis connectez-la. Si cela se reproduit, prévenez ses éditeurs.' },
       client: { title: 'Consulta ne reconnaît pas cette application', message: 'L’application n’est pas enregistrée auprès de Consulta, ou sa description n’est pas valide. Rien ne lui a été communiqué. Revenez à l’application et connectez-la de nouveau.' },
       expired: { title: 'Cette demande n’est plus valable', message: 'Elle a expiré, ou a été interrompue (par exemple par une déconnexion ou une connexion avec un autre compte). Rien n’a été communiqué à l’application. Revenez à l’application et connectez-la de nouveau.' },
       server: { title: 'Un problème est survenu de notre côté', message: 'Rien n’a été communiqué à l’application. Revenez-y et réessayez dans un instant.' },

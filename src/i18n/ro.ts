@@ -507,9 +507,11 @@ export const ro: PeopleMessages = {
     localhostWarning: 'Această aplicație se întoarce la o adresă de pe propriul computer. Continuați doar dacă ați pornit-o chiar acum dumneavoastră.',
     signedInAs: (email: string) => `Ați intrat în cont ca ${email}.`,
     levelsLegend: 'Ce are voie să facă?',
-    levelsHint: 'Fiecare nivel le include pe cele de deasupra. Selectat: ce cere aplicația sau ce are deja voie să facă, dacă este mai mult.',
+    levelsHint: 'Fiecare nivel le include pe cele de deasupra. Selectat: minimul de care aplicația are nevoie pentru ce a încercat să facă sau ce are deja voie să facă, dacă este mai mult.',
     askedMark: 'aplicația cere acest lucru',
     lowersMark: 'Această alegere reduce ce are voie aplicația să facă acum.',
+    askedMore: (app: string, level: string) => `${app} cere mai mult decât îi trebuie pentru ce a încercat să facă. Este selectat „${level}”. Un nivel mai înalt îi permite să facă mai mult, așa cum scrie mai jos: alegeți-l doar dacă doriți acest lucru.`,
+    extraMark: 'Cerut, dar încă nu este necesar. Alegeți-l doar dacă doriți ca aplicația să poată face și acest lucru.',
     levels: {
       'directory:read': { name: 'Să răsfoiască lista de avocați', description: 'Să caute avocați și să citească profilurile, recenziile, prețurile și orele lor libere.' },
       'slots:hold': { name: 'Să rezerve ore în numele meu', description: 'Să-mi rezerve o oră de consultație pentru 15 minute. Nu poate face rezervarea finală și nu poate plăti: confirm și plătesc eu.' },
@@ -538,7 +540,7 @@ export const ro: PeopleMessages = {
     revokeLabel: (app: string) => `Deconectați ${app}`,
     revoked: 'Aplicația a fost deconectată: accesul ei a încetat.',
     problems: {
-      redirect: { title: 'Această aplicație a trimis o cerere la care Consulta nu poate răspunde', message: 'A cerut ca răspunsul dumneavoastră să fie trimis la o adresă pe care nu a înregistrat-o, așa că nu i s-a trimis nimic. Întoarceți-vă la aplicație și conectați-vă din nou; dacă se repetă, anunțați-i pe cei care fac aplicația.' },
+      redirect: { title: 'Această aplicație a trimis o cerere la care Consulta nu poate răspunde', message: 'A cerut ca răspunsul dumneavoastră să fie trimis la o adresă pe care nu a înregistrat-o (de exemplu, o aplicație care și-a păstrat înregistrarea și acum ascultă pe alt port), așa că nu i s-a trimis nimic. Dacă o conectați din nou la fel, va eșua din nou: ștergeți din aplicație înregistrarea ei salvată la Consulta (în MCP Inspector, datele OAuth salvate), ca să se înregistreze din nou, apoi conectați-o. Dacă se repetă, anunțați-i pe cei care fac aplicația.' },
       client: { title: 'Consulta nu recunoaște această aplicație', message: 'Aplicația nu este înregistrată la Consulta sau descrierea ei nu este validă. Nu i s-a transmis nimic. Întoarceți-vă la aplicație și conectați-vă din nou.' },
       expired: { title: 'Această cerere nu mai este valabilă', message: 'A expirat sau a fost întreruptă (de exemplu, prin ieșirea din cont sau intrarea cu alt cont). Aplicației nu i s-a transmis nimic. Întoarceți-vă la aplicație și conectați-vă din nou.' },
       server: { title: 'Ceva nu a funcționat la noi', message: 'Aplicației nu i s-a transmis nimic. Întoarceți-vă la ea și încercați din nou peste câteva clipe.' },

@@ -43,6 +43,8 @@ export interface McpRoutesOptions {
   verifier: AccessTokenVerifier;
   server: Omit<ServerDeps, 'path' | 'onError'>;
   onError(err: unknown): void;
+  /** Records the level a 403 insufficient_scope named for this person and app (the consent page preselects it). */
+  onScopeChallenge?(userId: string, clientId: string, scope: string): Promise<void>;
 }
 
 /**
@@ -86,7 +88,7 @@ export function sameHost(host: string, base: URL): boolean {
 }
 
 /** The Fastify plugin serving MCP_URL and its metadata. */
-export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOptions) {
+export function mcpRoutes({ config, verifier, server, onError, onScopeChallenge }: McpRoutesOptions) {
   const mcp = new URL(config.mcpUrl);
   const site = new URL(config.siteUrl);
   const path = mcp.pathname.replace(/\/+$/, '') || '/';
@@ -149,7 +151,13 @@ export function mcpRoutes({ config, verifier, server, onError }: McpRoutesOption
       onError(err);
       response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, { status: 500 });
     }
-    if (response.status === 403) response = await jsonRpcScopeRefusal(response, parsedBody);
+    if (response.status === 403) {
+      response = await jsonRpcScopeRefusal(response, parsedBody);
+      const scope = /\berror="insufficient_scope".*\bscope="([^"]*)"/.exec(response.headers.get('www-authenticate') ?? '')?.[1];
+      const caller = (authInfo.extra as CallAuthExtra | undefined)?.call.caller.access;
+      // Before the answer leaves: the app opens the consent page as soon as it reads it.
+      if (scope !== undefined && caller && onScopeChallenge) await onScopeChallenge(caller.userId, caller.clientId, scope).catch(onError);
+    }
     const out: Record<string, string> = {};
     for (const [name, value] of response.headers) out[name] = value;
     if (response.body === null || /^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {

@@ -5,7 +5,7 @@
  * app's limits, checked for its consent level (a missing level is the SDK's HTTP 403
  * insufficient_scope challenge, naming the level), answered with structured content plus the
  * same JSON as text, and written to the person's request log. Business refusals are isError
- * results with a stable code; they never become protocol errors.
+ * results with a stable code, as JSON in the text block only; they never become protocol errors.
  */
 import { McpServer, type AuthInfo, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Clock } from '../clock.ts';
@@ -63,9 +63,15 @@ function argumentError({ pointer, detail, see }: FieldError): { argument: string
   return { argument: path.split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.'), message: see ? `${detail}; ${REFERENCE_TOOLS[see]}` : detail };
 }
 
-function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
-  const error = { error: { code, message, ...extra } };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }], structuredContent: error };
+/**
+ * A business refusal as a tool result: `isError` and the detail as JSON in the text block, with
+ * no `structuredContent`. Clients check structured content against the tool's output schema even
+ * on an error (the TypeScript SDK v1's callTool and the MCP Inspector throw -32602 "does not match
+ * the tool's output schema"), and an error has the shape of no tool's output: the agent would
+ * never read it. The text block is what every client hands the model (docs/mcp.md#errors).
+ */
+export function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...extra } }) }] };
 }
 
 /**

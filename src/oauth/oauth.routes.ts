@@ -47,6 +47,11 @@ export interface OAuthRoutesOptions {
 
 type RawRequest = FastifyRequest['raw'] & { originalUrl?: string };
 
+/** `Allow` for a route's methods, in the order the site's 405s list them (HEAD beside GET, as Fastify serves it). */
+function allowOf(methods: readonly string[]): string {
+  return ['GET', 'HEAD', 'POST', 'OPTIONS'].filter((m) => methods.includes(m) || (m === 'HEAD' && methods.includes('GET'))).join(', ');
+}
+
 /** The Fastify plugin serving the authorization server. */
 export function oauthRoutes({ provider, config, limiter, clock, onLimiterError }: OAuthRoutesOptions) {
   const site = new URL(config.siteUrl);
@@ -96,7 +101,19 @@ export function oauthRoutes({ provider, config, limiter, clock, onLimiterError }
     fastify.removeAllContentTypeParsers();
     fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-    const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    /**
+     * OPTIONS that is not a CORS preflight (no Access-Control-Request-Method): oidc-provider
+     * answers only preflights and would say 404, while the 405 of the same path lists OPTIONS as
+     * allowed. Answered here as RFC 9110 §9.3.7 asks: 204 with the path's methods in Allow.
+     */
+    const plainOptions = (request: FastifyRequest, reply: FastifyReply, allow: string): boolean => {
+      if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] !== undefined) return false;
+      void reply.code(204).headers({ ...OAUTH_HEADERS, allow, 'cache-control': 'no-store' }).send();
+      return true;
+    };
+
+    const serve = (allow: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+      if (plainOptions(request, reply, allow)) return reply;
       const path = request.url.slice(OAUTH_PATH.length) || '/';
       if (request.method === 'POST' && path.split('?')[0] === '/reg' && !(await admitRegistration(request, reply))) return reply;
       handOver(request, reply, path);
@@ -106,7 +123,7 @@ export function oauthRoutes({ provider, config, limiter, clock, onLimiterError }
     // the site's ordinary 404, and another method on a served path its 405 with Allow.
     for (const route of PROVIDER_ROUTES) {
       if (route.path === '/.well-known/oauth-authorization-server') continue; // an alias, below
-      fastify.route({ method: [...route.methods], url: `${OAUTH_PATH}${route.path}`, schema: { hide: true }, handler: serve });
+      fastify.route({ method: [...route.methods], url: `${OAUTH_PATH}${route.path}`, schema: { hide: true }, handler: serve(allowOf(route.methods)) });
     }
     for (const alias of METADATA_ALIASES) {
       fastify.route({
@@ -114,6 +131,7 @@ export function oauthRoutes({ provider, config, limiter, clock, onLimiterError }
         url: alias,
         schema: { hide: true },
         handler: async (request, reply) => {
+          if (plainOptions(request, reply, allowOf(['GET', 'OPTIONS']))) return reply;
           handOver(request, reply, '/.well-known/openid-configuration');
           return reply;
         },

@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { findLatestGrantOfClient } from '../db/repositories/oauth.repository.ts';
 import { isLevel, LEVELS } from '../domain/oauth/levels.ts';
-import { findForbiddenCharacter } from '../domain/third-party-text.ts';
+import { APP_NAME_MAX, checkShortText } from '../domain/third-party-text.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem.ts';
 import { kyselyAdapter } from './adapter.ts';
 import { safeFetch, type OutboundOptions } from './safe-fetch.ts';
@@ -142,9 +142,10 @@ function checkClientMetadata(metadata: Record<string, unknown>, errors: typeof O
     throw new errors.InvalidClientMetadata('only public clients are accepted: token_endpoint_auth_method must be "none" (client_secret_post and client_secret_basic are registered as "none")');
   }
   // The name reaches the person (consent page, connected apps) and agents (get_my_account, a
-  // hold's agent_name): third-party text on one line, like a lawyer's name (docs/fencing.md).
-  const forbidden = typeof metadata.client_name === 'string' ? findForbiddenCharacter(metadata.client_name) : null;
-  if (forbidden) throw new errors.InvalidClientMetadata(`client_name contains U+${forbidden.codePoint.toString(16).toUpperCase().padStart(4, '0')} (${forbidden.kind}) at character ${forbidden.position}: write it on one line without control, invisible formatting or separator characters`);
+  // hold's agent_name): third-party text on one line, like a lawyer's name, and short enough to
+  // read at a glance (docs/fencing.md#short-texts).
+  const badName = typeof metadata.client_name === 'string' ? checkShortText(metadata.client_name, '/client_name', APP_NAME_MAX) : null;
+  if (badName) throw new errors.InvalidClientMetadata(`client_name ${badName.detail.replace('; write', ': write')}`);
   const grants = Array.isArray(metadata.grant_types) ? (metadata.grant_types as unknown[]) : [];
   if (grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
     throw new errors.InvalidClientMetadata('grant_types may only contain authorization_code and refresh_token');

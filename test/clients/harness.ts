@@ -1,5 +1,5 @@
 /**
- * Real MCP clients that do not run inside `npm test`: the official Python SDK (2.3) and the MCP
+ * Real MCP clients outside `npm test`: the TypeScript SDK v1 (1.32) again, the official Python SDK (2.3) and the MCP
  * Inspector CLI (2.12). Run by scripts/test-clients.sh, which makes the Python venv from the
  * hash-pinned test/clients/python/requirements.txt and names the two clients here:
  *
@@ -27,6 +27,10 @@ import { freePort } from '../support/browser.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { authorizeInBrowser, HttpBrowser } from '../support/http-browser.ts';
+import { CALLBACK, MemoryProvider } from '../support/mcp-oauth-provider.ts';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const PYTHON = process.env.CLIENTS_PYTHON;
 const INSPECTOR = process.env.CLIENTS_INSPECTOR ? (JSON.parse(process.env.CLIENTS_INSPECTOR) as string[]) : undefined;
@@ -145,6 +149,40 @@ describe('real MCP clients outside npm test: the Python SDK and the MCP Inspecto
     });
   }
 
+  it('TypeScript SDK v1 (1.32, what most desktop assistants embed): a refused call is a result whose text it reads, and its step-up through the consent page holds', async () => {
+    const provider = new MemoryProvider({ client_name: 'Desktop assistant (v1)', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+    const browser = new HttpBrowser(site);
+    const person = 'sdk-v1@example.com';
+    let transport = new TransportV1(new URL(mcpUrl), { authProvider: provider });
+    let client = new ClientV1({ name: 'desktop-assistant', version: '1.0.0' });
+    const preselectedOf = async () => {
+      let preselected: string | undefined;
+      const outcome = await authorizeInBrowser(browser, provider.lastUrl(), { database: server.database, email: person, onConsentPage: (html) => (preselected = /name="level" value="([^"]+)" checked/.exec(html)?.[1]) });
+      await transport.finishAuth(outcome.redirect.searchParams.get('code')!);
+      return preselected;
+    };
+    try {
+      await assert.rejects(client.connect(transport), (err: unknown) => err instanceof UnauthorizedError);
+      assert.equal(await preselectedOf(), 'directory:read');
+      transport = new TransportV1(new URL(mcpUrl), { authProvider: provider });
+      client = new ClientV1({ name: 'desktop-assistant', version: '1.0.0' });
+      await client.connect(transport);
+      await client.listTools(); // v1 checks structured content against these output schemas from now on
+      // A business refusal: accepted by v1's callTool (no -32602), its text says what to do.
+      const refused = (await client.callTool({ name: 'search_lawyers', arguments: { city: 'Atlantis' } })) as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
+      assert.deepEqual([refused.isError, refused.structuredContent], [true, undefined]);
+      assert.match(refused.content[0]!.text, /unknown city \\"Atlantis\\"; valid values: call list_cities/);
+      // The step-up: 403, the person approves slots:hold (selected: what the refused tool needs), the retry holds.
+      const hold = holdOf();
+      await assert.rejects(client.callTool({ name: 'hold_consultation_slot', arguments: hold }), (err: unknown) => err instanceof UnauthorizedError);
+      assert.equal(await preselectedOf(), 'slots:hold');
+      const held = (await client.callTool({ name: 'hold_consultation_slot', arguments: hold })) as unknown as { structuredContent: { booking_intent_id: string } };
+      assert.deepEqual(Object.values(await heldRow(held.structuredContent.booking_intent_id)), ['ai_agent', 'Desktop assistant (v1)', 'pending']);
+    } finally {
+      await client.close();
+    }
+  });
+
   /**
    * Runs the Inspector's CLI once (`--cli`), with `home` as its home (its OAuth store and
    * catalogue live there; a fresh one unless given), answering its OAuth prompts as the person
@@ -216,11 +254,19 @@ describe('real MCP clients outside npm test: the Python SDK and the MCP Inspecto
   it('MCP Inspector CLI, registering dynamically: runs OAuth itself and calls a directory tool; its step-up then fails in its own recovery, which refreshes instead of asking the person (an Inspector defect)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'consulta-inspector-'));
     try {
-      // It asks for every level the resource lists; the person grants the least.
+      // It asks for every level the resource lists; the page selects the least (issue 25, item 7) and the person grants it.
       const first = await inspector(['--method', 'tools/call', '--tool-name', 'list_cities', '--tool-args-json', '{}'], { person: 'inspector-dcr@example.com', levels: ['directory:read'], home });
       assert.equal(first.code, 0, `${first.stderr.slice(-3000)}\n${first.stdout}`);
-      assert.deepEqual(first.consents, [{ scope: ['directory:read', 'my-bookings:read', 'offline_access', 'slots:hold'], pages: 1, preselected: 'my-bookings:read' }]);
+      assert.deepEqual(first.consents, [{ scope: ['directory:read', 'my-bookings:read', 'offline_access', 'slots:hold'], pages: 1, preselected: 'directory:read' }]);
       assert.ok((JSON.parse(first.stdout) as { result: { structuredContent: { cities: unknown[] } } }).result.structuredContent.cities.length > 0);
+
+      // A business refusal (issue 25, item 6): the Inspector checks structured content against the
+      // output schema even on errors; the refusal carries none, and its text reaches the reader.
+      const refused = await inspector(['--method', 'tools/call', '--tool-name', 'search_lawyers', '--tool-args-json', JSON.stringify({ city: 'Atlantis' })], { person: 'inspector-dcr@example.com', levels: [], home });
+      assert.doesNotMatch(refused.stdout + refused.stderr, /-32602|does not match the tool's output schema/);
+      const result = (JSON.parse(refused.stdout) as { result: { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> } }).result;
+      assert.deepEqual([result.isError, result.structuredContent], [true, undefined], refused.stdout);
+      assert.match(result.content[0]!.text, /unknown city \\"Atlantis\\"; valid values: call list_cities/);
 
       // The next run reuses its stored tokens. The hold meets the 403; the SDK inside starts a
       // step-up, but the CLI's recovery authorizes again with the scope it already holds, which
@@ -253,7 +299,7 @@ describe('real MCP clients outside npm test: the Python SDK and the MCP Inspecto
     assert.equal(run.code, 0, `${run.stderr.slice(-3000)}\n${run.stdout}`);
     assert.match(run.stderr, /This operation needs additional scope: slots:hold\.\nProceed with step-up authorization\? \[y\/N\]/);
     assert.deepEqual(run.consents, [
-      { scope: ['directory:read', 'my-bookings:read', 'offline_access', 'slots:hold'], pages: 1, preselected: 'my-bookings:read' },
+      { scope: ['directory:read', 'my-bookings:read', 'offline_access', 'slots:hold'], pages: 1, preselected: 'directory:read' },
       { scope: ['directory:read', 'offline_access', 'slots:hold'], pages: 1, preselected: 'slots:hold' },
     ]);
     const held = (JSON.parse(run.stdout) as { result: { structuredContent?: { booking_intent_id: string; confirmation_url: string } } }).result.structuredContent;

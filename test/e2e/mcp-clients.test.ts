@@ -9,13 +9,11 @@
  * form. The Python SDK and the MCP Inspector run outside `npm test`: scripts/test-clients.sh.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2, type OAuthClientProvider as ProviderV2 } from '@modelcontextprotocol/client';
-import { UnauthorizedError as UnauthorizedV1, type OAuthClientProvider as ProviderV1 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
@@ -23,72 +21,10 @@ import { freePort } from '../support/browser.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { authorizeInBrowser, hiddenFields, HttpBrowser } from '../support/http-browser.ts';
+import { CALLBACK, MemoryProvider } from '../support/mcp-oauth-provider.ts';
 
 const EVERY_DAY_8_TO_20 = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start_time: '08:00:00', end_time: '20:00:00', slot_minutes: 60 as const }));
-/** The app's redirect URI: never listened on, the browser's last redirect is handed over by the test. */
-const CALLBACK = 'http://127.0.0.1:8976/callback';
 
-/**
- * What an interactive app keeps between the redirect and the callback, in memory: the one
- * provider shape both SDKs drive. Authorization URLs the SDK asks to open are queued.
- */
-class MemoryProvider implements ProviderV1 {
-  readonly authorizationUrls: URL[] = [];
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  private verifier: string | undefined;
-  private discovery: unknown;
-
-  constructor(private readonly metadata: OAuthClientMetadata) {}
-
-  get redirectUrl(): string {
-    return CALLBACK;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return this.metadata;
-  }
-  state(): string {
-    return randomBytes(16).toString('base64url');
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrls.push(url);
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    if (!this.verifier) throw new Error('no code verifier saved');
-    return this.verifier;
-  }
-  saveDiscoveryState(state: unknown): void {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery as never;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    if (scope === 'all' || scope === 'client') this.info = undefined;
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
-    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
-  }
-  lastUrl(): URL {
-    const url = this.authorizationUrls.at(-1);
-    assert.ok(url, 'the SDK asked to open an authorization URL');
-    return url;
-  }
-}
 
 interface Exchange {
   method: string;
@@ -245,6 +181,11 @@ for (const target of databaseTargets()) {
             await app.connect();
             const cities = structured<{ cities: unknown[] }>(await app.call('list_cities', {}));
             assert.ok(cities.cities.length > 0);
+            // A business refusal reaches the agent: the client accepts the result (v1 checks any
+            // structuredContent against the output schema, errors included) and its text says what to do.
+            const atlantis = (await app.call('search_lawyers', { city: 'Atlantis' })) as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
+            assert.deepEqual([atlantis.isError, atlantis.structuredContent], [true, undefined]);
+            assert.match(atlantis.content[0]!.text, /unknown city \\"Atlantis\\"; valid values: call list_cities/);
 
             // The hold needs slots:hold: 403, and the SDK goes back to the person.
             const before = exchanges.length;

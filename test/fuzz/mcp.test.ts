@@ -27,6 +27,15 @@ const TOOL_CODES = new Set(['not_found', 'invalid_request', 'rate_limited', 'slo
 
 const sqlite = databaseTargets()[0]!;
 
+/** The `error` of an error result's text block (JSON), or undefined for the SDK's own plain-text refusals. */
+function errorOfText(text: string | undefined): { code?: unknown; message?: unknown } | undefined {
+  try {
+    return (JSON.parse(text ?? '') as { error?: { code?: unknown; message?: unknown } }).error;
+  } catch {
+    return undefined;
+  }
+}
+
 describe('contract fuzzing: MCP tools (sqlite)', () => {
   let ctx: TestContext;
   let agent: Agent;
@@ -81,7 +90,8 @@ describe('contract fuzzing: MCP tools (sqlite)', () => {
     const text = r.content?.find((c) => c.type === 'text')?.text;
     if (text === undefined) out.push('no text content');
     if (r.isError) {
-      const error = (r.structuredContent as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+      if (r.structuredContent !== undefined) out.push('an error result with structuredContent (clients check it against the output schema)');
+      const error = errorOfText(text);
       if (error) {
         if (error.code === 'internal_error') out.push(`internal_error result: ${String(error.message)}`);
         else if (typeof error.code !== 'string' || !TOOL_CODES.has(error.code)) out.push(`undocumented tool error code ${JSON.stringify(error.code)}`);
@@ -107,9 +117,9 @@ describe('contract fuzzing: MCP tools (sqlite)', () => {
       const http = /"status":(\d{3})/.exec(String((outcome.error as Error).message))?.[1];
       return http ? `http:${http}` : `error:${String((outcome.error as { code?: unknown }).code)}`;
     }
-    const r = outcome.result as { isError?: boolean; structuredContent?: { error?: { code?: string } } };
+    const r = outcome.result as { isError?: boolean; content?: Array<{ type: string; text?: string }> };
     if (!r.isError) return 'ok';
-    return `isError:${r.structuredContent?.error?.code ?? 'invalid-arguments'}`;
+    return `isError:${errorOfText(r.content?.find((c) => c.type === 'text')?.text)?.code ?? 'invalid-arguments'}`;
   }
 
   it('every tool keeps the contract for arguments derived from its input schema', async () => {

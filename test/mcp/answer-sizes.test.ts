@@ -3,8 +3,11 @@
  * block, what the model reads) over the demo directory `npm start` seeds (300 lawyers, seed 1),
  * for a person with a history: 12 paid consultations (some past), 3 holds waiting, 15 holds in
  * all (issue 17, item 14). Tools taking a lawyer are measured for every listed lawyer, and the
- * largest answer counts. Prints the table docs/mcp.md#answer-sizes quotes.
+ * largest answer counts. Writes the table docs/mcp.md#answer-sizes quotes: the test fails when
+ * the document's table is not the one measured; UPDATE_DOCS=1 rewrites it (issue 25, item 8: the
+ * quoted 6,215 bytes had become 6,604).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -17,6 +20,19 @@ import { databaseTargets } from '../support/databases.ts';
 import { connectedAgent, sdkClient, structured, TOOL_NAMES } from './support.ts';
 
 const BUDGET = 8 * 1024;
+const DOC = new URL('../../docs/mcp.md', import.meta.url);
+const BEGIN = '<!-- answer sizes: written by test/mcp/answer-sizes.test.ts (UPDATE_DOCS=1) -->';
+const END = '<!-- end of answer sizes -->';
+/** The table's last column: what the answer was before issue 17 bounded it (history, not measured here). */
+const BEFORE: Record<string, string> = {
+  search_lawyers: '7,477 (10 a page)',
+  list_lawyer_reviews: '(10 reviews; up to ~12 KB with 1,000-character comments)',
+  get_lawyer_availability: '33,869 (every time of 14 days)',
+  list_practice_areas: '10,580 (with descriptions)',
+  list_cities: '60,902 (52 provinces, 326 cities)',
+  list_my_booking_intents: '(up to 50 holds, ~26 KB)',
+  list_my_bookings: '(every consultation)',
+};
 const ALL_LEVELS = 'directory:read slots:hold my-bookings:read';
 const CARD = { number: '4242424242424242', expiry: '12/30', cvc: '123' };
 
@@ -125,8 +141,15 @@ for (const target of databaseTargets()) {
       for (const args of [{ purpose: 'confirm_hold', booking_intent_id: pending[0] }, { purpose: 'consultation', booking_id: bookings.upcoming[0]!.booking_id }, { purpose: 'my_consultations' }, { purpose: 'connected_apps' }]) await measure('get_site_link', args);
 
       assert.deepEqual([...sizes.keys()].sort(), [...TOOL_NAMES].sort(), 'every tool measured');
-      console.log(`| tool | largest default answer (bytes) |\n|---|---:|\n${TOOL_NAMES.map((name) => `| \`${name}\` | ${sizes.get(name)!.toLocaleString('en')} |`).join('\n')}`);
       for (const [name, bytes] of sizes) assert.ok(bytes < BUDGET, `${name}: ${bytes} bytes`);
+      const table = `| tool | largest default answer (bytes) | before issue 17 |\n|---|---:|---|\n${TOOL_NAMES.map((name) => `| \`${name}\` | ${sizes.get(name)!.toLocaleString('en')} |${BEFORE[name] ? ` ${BEFORE[name]} ` : ' '}|`).join('\n')}`;
+      const doc = readFileSync(DOC, 'utf8');
+      const at = doc.indexOf(BEGIN);
+      const end = doc.indexOf(END, at);
+      assert.ok(at >= 0 && end > at, `docs/mcp.md has the answer-sizes markers`);
+      const quoted = doc.slice(at + BEGIN.length, end).trim();
+      if (process.env.UPDATE_DOCS === '1') writeFileSync(DOC, `${doc.slice(0, at + BEGIN.length)}\n${table}\n${doc.slice(end)}`);
+      else assert.equal(quoted, table, 'docs/mcp.md#answer-sizes quotes other sizes than measured: run this test with UPDATE_DOCS=1');
     });
 
     it('the arguments that ask for more do give more: every city, descriptions, unavailable times, older holds', async () => {

@@ -266,7 +266,9 @@ for (const target of databaseTargets()) {
         assert.equal(direct.status, 200);
       }
       const fourth = await send(ctx.app, holder, mcp().host, mcp().pathname, canonical('hold_consultation_slot', slot(13)));
-      assert.match(fourth.body, /"code":"hold_limit_reached","message":"[^"]+","retry_after_seconds":\d+/);
+      const result = (JSON.parse(fourth.body) as { result: { isError: boolean; structuredContent?: unknown; content: Array<{ text: string }> } }).result;
+      assert.deepEqual([result.isError, result.structuredContent], [true, undefined], 'an error carries no structured content');
+      assert.match(result.content[0]!.text, /"code":"hold_limit_reached","message":"[^"]+","retry_after_seconds":\d+/);
     });
 
     it('recognises only the canonical form: the SDK client’s own calls, not a changed header, envelope or argument', async () => {
@@ -330,7 +332,8 @@ for (const target of databaseTargets()) {
       const failing = prepared([{ ...definitions()[0]!, run: async () => Promise.reject(new Error('relation "lawyers" does not exist at 10.0.0.5')) }]);
       const result = await failing[0]!.execute({}, { caller: { access: { userId: 'u', clientId: 'c' } as never, ip: '127.0.0.1' }, requestId: 'req_1', logged: 0 });
       assert.equal(result.isError, true);
-      assert.deepEqual((result.structuredContent as { error: { code: string } }).error.code, 'internal_error');
+      assert.equal(result.structuredContent, undefined, 'no structured content on an error');
+      assert.equal((JSON.parse((result.content[0] as { text: string }).text) as { error: { code: string } }).error.code, 'internal_error');
       assert.doesNotMatch(JSON.stringify(result), /relation|10\.0\.0\.5/);
     });
   });

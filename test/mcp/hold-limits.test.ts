@@ -12,7 +12,7 @@ import { createTestContext, type TestContext } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14 } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
-import { connectedAgent, errorCode, sdkClient, structured } from './support.ts';
+import { connectedAgent, sdkClient, structured, toolError } from './support.ts';
 
 interface Refusal {
   code: string;
@@ -20,10 +20,7 @@ interface Refusal {
   retry_after_seconds?: number;
 }
 
-const refusal = (result: unknown): Refusal => {
-  errorCode(result);
-  return (result as { structuredContent: { error: Refusal } }).structuredContent.error;
-};
+const refusal = (result: unknown): Refusal => toolError(result);
 
 for (const target of databaseTargets()) {
   describe(`MCP hold limits (${target.name}, real limits)`, () => {

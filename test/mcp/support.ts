@@ -4,6 +4,8 @@
  * connected person with an access token at a chosen level, and small result readers.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TestContext } from '../support/app.ts';
 import { signedIn, type SignedIn } from '../support/dashboard.ts';
 import { connect, registerClient } from '../oauth/support.ts';
@@ -51,6 +53,19 @@ export async function sdkClient(ctx: TestContext, accessToken: string, era: 'mod
   return client;
 }
 
+/**
+ * The TypeScript SDK v1 client (1.32, what most desktop assistants embed) connected with a bearer
+ * token. It checks a result's structuredContent against the tool's output schema once it has
+ * listed the tools, errors included: so the tools are listed here, as an assistant does.
+ */
+export async function sdkClientV1(ctx: TestContext, accessToken: string): Promise<ClientV1> {
+  const transport = new TransportV1(new URL(ctx.config.mcpUrl), { fetch: injectFetch(ctx), requestInit: { headers: { authorization: `Bearer ${accessToken}` } } });
+  const client = new ClientV1({ name: 'consulta-tests-v1', version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools();
+  return client;
+}
+
 /** The structured content of a tool result, checked against its JSON text block. */
 export function structured<T = Record<string, unknown>>(result: unknown): T {
   const r = result as { structuredContent?: unknown; content?: Array<{ type: string; text?: string }>; isError?: boolean };
@@ -60,11 +75,31 @@ export function structured<T = Record<string, unknown>>(result: unknown): T {
   return r.structuredContent as T;
 }
 
+export interface ToolError {
+  code: string;
+  message: string;
+  errors?: Array<{ argument: string; message: string }>;
+  retry_after_seconds?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * The `error` of an isError tool result, read as an agent reads it: from the JSON of its text
+ * block. An error result carries no structuredContent (clients check that against the tool's
+ * output schema, even on errors: docs/mcp.md#errors).
+ */
+export function toolError(result: unknown): ToolError {
+  const r = result as { isError?: boolean; structuredContent?: unknown; content?: Array<{ type: string; text?: string }> };
+  if (!r.isError) throw new Error(`expected an isError result, got ${JSON.stringify(result).slice(0, 300)}`);
+  if (r.structuredContent !== undefined) throw new Error(`an error result with structuredContent: ${JSON.stringify(r.structuredContent).slice(0, 300)}`);
+  const text = r.content?.find((c) => c.type === 'text')?.text;
+  if (text === undefined) throw new Error('an error result without a text block');
+  return (JSON.parse(text) as { error: ToolError }).error;
+}
+
 /** The error code of an isError tool result. */
 export function errorCode(result: unknown): string {
-  const r = result as { isError?: boolean; structuredContent?: { error?: { code?: string } } };
-  if (!r.isError) throw new Error(`expected an isError result, got ${JSON.stringify(result).slice(0, 300)}`);
-  return r.structuredContent?.error?.code ?? '';
+  return toolError(result).code;
 }
 
 /** The 15 tools of DESIGN.md §8, in that order: what tools/list must answer. */

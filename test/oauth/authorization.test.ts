@@ -149,6 +149,19 @@ for (const target of databaseTargets()) {
         assert.ok(res.json().error_description.startsWith(`client_name contains ${codePoint} `), res.json().error_description);
       }
       assert.equal((await reg('Asistente · Álvaro (ES)')).statusCode, 201, 'letters, accents and punctuation are fine');
+      // Names that render blank or spill over the page (issue 25, item 4): fillers, mark runs, length.
+      for (const [name, codePoint] of [['\u3164', 'U+3164'], ['Helper\u3164\u3164', 'U+3164'], ['\uFFA0', 'U+FFA0'], ['\u115F\u1160', 'U+115F'], ['\u2800', 'U+2800'], [`Z${'\u0336\u0301\u0317'.repeat(20)}algo`, 'U+0301']] as const) {
+        const res = await reg(name);
+        assert.equal(res.statusCode, 400, `${JSON.stringify(name)}: ${res.body}`);
+        assert.equal(res.json().error, 'invalid_client_metadata');
+        assert.ok(res.json().error_description.startsWith(`client_name contains ${codePoint} `), res.json().error_description);
+      }
+      const long = await reg('A'.repeat(5_000));
+      assert.equal(long.statusCode, 400);
+      assert.equal(long.json().error_description, 'client_name is 5000 characters long; at most 100');
+      assert.equal((await reg('B'.repeat(101))).statusCode, 400);
+      assert.equal((await reg('B'.repeat(100))).statusCode, 201, '100 characters are fine');
+      assert.equal((await reg('Tiếng Việt · שָׁלוֹם · नमस्ते · 한국어')).statusCode, 201, 'accents, points and vowel signs are fine');
     });
 
     it('refuses a second resource value: the authorization request answers invalid_target to the app, the token request invalid_target', async () => {
@@ -261,7 +274,9 @@ for (const target of databaseTargets()) {
       assert.match(String(page.headers['content-type']), /^text\/html/);
       const text = pageText(page.body);
       assert.match(text, /This app sent a request Consulta cannot answer/);
-      assert.match(text, /It asked to send your answer to an address it did not register, so nothing was sent to it\./);
+      assert.match(text, /It asked to send your answer to an address it did not register \(for example an app that kept its registration and now listens on another port\), so nothing was sent to it\./);
+      // How to recover (issue 25, item 8): connecting again with the stored client fails again; it must register again.
+      assert.match(text, /Connecting again the same way fails again: in the app, remove its saved Consulta registration \(in the MCP Inspector, clear its stored OAuth data\) so that it registers again, then connect\./);
       assert.match(text, new RegExp(`quote this reference: ${page.headers['x-request-id']}`));
       assert.doesNotMatch(page.body, /evil\.example|<script>alert|state/);
       // An unknown code gets the general explanation; nothing of it is shown either.
@@ -316,6 +331,16 @@ for (const target of databaseTargets()) {
         assert.equal(machine.headers.allow?.toString().split(', ').sort().join(', '), allow, `${method} ${url}`);
         assert.deepEqual([machine.json().code, machine.json().instance], ['method_not_allowed', machine.headers['x-request-id']]);
       }
+      // OPTIONS is what those 405s list as allowed, so OPTIONS answers, preflight or not (issue 25, item 5).
+      for (const [url, allow] of [['/oauth/token', 'POST, OPTIONS'], ['/oauth/token/revocation', 'POST, OPTIONS'], ['/oauth/jwks', 'GET, HEAD, OPTIONS'], ['/oauth/.well-known/openid-configuration', 'GET, HEAD, OPTIONS'], ['/.well-known/oauth-authorization-server/oauth', 'GET, HEAD, OPTIONS']] as const) {
+        const options = await ctx.app.fastify.inject({ method: 'OPTIONS', url });
+        assert.deepEqual([options.statusCode, options.headers.allow], [204, allow], `OPTIONS ${url}`);
+        const refused = await ctx.app.fastify.inject({ method: 'PUT', url, headers: { accept: 'application/json' } });
+        assert.deepEqual([refused.statusCode, refused.headers.allow], [405, allow], `PUT ${url}: the same Allow`);
+      }
+      const preflight = await ctx.app.fastify.inject({ method: 'OPTIONS', url: '/oauth/token', headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' } });
+      assert.equal(preflight.statusCode, 204, 'a CORS preflight is still the authorization server’s');
+      assert.ok(preflight.headers['access-control-allow-methods'], JSON.stringify(preflight.headers));
       const wrongMethod = await ctx.app.fastify.inject({ method: 'POST', url: '/oauth/jwks', headers: { accept: 'text/html', 'accept-language': 'en' } });
       assert.equal(wrongMethod.statusCode, 405);
       assert.match(String(wrongMethod.headers['content-type']), /^text\/html/);
@@ -347,7 +372,7 @@ for (const target of databaseTargets()) {
       assert.match(pathOf(again.headers.location), /^\/oauth\/auth\//);
     });
 
-    it('the consent page: escaped name marked unverified, redirect host, localhost warning, requested level preselected, CSRF, never framed', async () => {
+    it('the consent page: escaped name marked unverified, redirect host, localhost warning, the least level preselected when the app asks for more, CSRF, never framed', async () => {
       const clientId = await registerClient(ctx, { client_name: '<img src=x onerror=alert(1)> Helper' });
       const browser = (await signedIn(ctx, 'consent@example.com')).client;
       let page: Awaited<ReturnType<typeof browser.get>> | null = null;
@@ -358,7 +383,11 @@ for (const target of databaseTargets()) {
       assert.match(pageText(html), /Unverified/);
       assert.match(pageText(html), /127\.0\.0\.1:8765/);
       assert.match(pageText(html), /returns to an address on your own computer/);
-      assert.match(html, /name="level" value="slots:hold" checked/);
+      // Nothing it tried needs more than directory:read (issue 25, item 7): that is selected, and the page says what it asked for beyond it.
+      assert.match(html, /name="level" value="directory:read" checked/);
+      assert.doesNotMatch(html, /value="slots:hold" checked/);
+      assert.match(pageText(html), /asks for more than it needs for what it has tried to do\. “Browse the directory” is selected/);
+      assert.match(pageText(html), /Hold times in my name slots:hold \(the app asks for this\) Hold a consultation time for me for 15 minutes\. It cannot book or pay: I confirm and pay myself\. Asked for, but not needed yet\./);
       for (const form of ['allow', 'deny']) assert.match(html, new RegExp(`action="[^"]*/${form}"[^>]*><input type="hidden" name="_csrf"`), `${form} carries the token`);
       assert.equal(page!.headers['x-frame-options'], 'DENY');
       assert.match(String(page!.headers['content-security-policy']), /frame-ancestors 'none'/);
@@ -445,7 +474,7 @@ for (const target of databaseTargets()) {
       const me = await signedIn(ctx, 'reconsent@example.com');
       await connect(ctx, me.client, { clientId, scope: 'directory:read', answer: 'my-bookings:read' });
       // The app asks again for its lower level, and asks the person again (prompt=consent).
-      const again = await authorize(ctx, me.client, { clientId, scope: 'directory:read', prompt: 'consent' });
+      const again = await authorize(ctx, me.client, { clientId, scope: 'directory:read', prompt: 'consent', answer: 'preselected' });
       assert.ok(again.consentPage, 'a consent page');
       const html = again.consentPage.body;
       assert.match(html, /name="level" value="my-bookings:read" checked/, 'what it may already do stays selected');

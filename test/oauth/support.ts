@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
+import { requestedLevel } from '../../src/domain/oauth/levels.ts';
 import type { TestContext } from '../support/app.ts';
 import type { SiteClient } from '../support/site.ts';
 
@@ -43,7 +44,7 @@ export interface AuthorizeOptions {
   scope: string;
   resource?: string | null;
   redirectUri?: string;
-  /** What the person answers on the consent page: a level, or 'deny'. Defaults to the preselected one. */
+  /** The level the person picks, 'deny', or 'preselected' (what the page selected); by default the level the app asks for. */
   answer?: string;
   /** OpenID `prompt` (`consent` asks the person again even when nothing new is asked). */
   prompt?: string;
@@ -83,7 +84,9 @@ export async function authorize(ctx: TestContext, browser: SiteClient, options: 
     if (res.statusCode === 200 && /\/allow"/.test(res.body)) {
       consentPage = res;
       const action = /action="([^"]*\/(?:allow))"/.exec(res.body)![1]!.replace(/&amp;/g, '&');
-      const answer = options.answer ?? /name="level" value="([^"]+)" checked/.exec(res.body)?.[1] ?? 'directory:read';
+      // Unless told otherwise, the person grants what the app asks for (the page may select less: consent.page.tsx).
+      const preselected = /name="level" value="([^"]+)" checked/.exec(res.body)?.[1] ?? 'directory:read';
+      const answer = options.answer === 'preselected' ? preselected : (options.answer ?? requestedLevel(options.scope));
       res = answer === 'deny' ? await browser.post(action.replace(/\/allow$/, '/deny'), {}) : await browser.post(action, { level: answer });
       continue;
     }

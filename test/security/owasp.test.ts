@@ -35,7 +35,7 @@ import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { invitationToken, invitationsOf } from '../support/firms.ts';
 import { operatorSignedIn } from '../support/operator.ts';
 import { connect, registerClient, authorize } from '../oauth/support.ts';
-import { connectedAgent, errorCode, sdkClient, structured } from '../mcp/support.ts';
+import { connectedAgent, errorCode, sdkClient, structured, toolError } from '../mcp/support.ts';
 import { startReceiver, webhookKit, type Receiver, type WebhookKit } from '../webhooks/support.ts';
 
 const OPERATOR: Actor = { type: 'operator' };
@@ -469,9 +469,9 @@ for (const target of databaseTargets()) {
         try {
           strict.clock.set(Math.ceil(strict.clock.now().getTime() / 60_000) * 60_000 + 1_000);
           for (let i = 0; i < 60; i++) structured(await client.callTool({ name: 'list_cities', arguments: {} }));
-          const refused = (await client.callTool({ name: 'list_cities', arguments: {} })) as { structuredContent?: { error?: { retry_after_seconds?: number } } };
-          assert.equal(errorCode(refused), 'rate_limited');
-          assert.ok((refused.structuredContent?.error?.retry_after_seconds ?? 0) >= 1, 'says when to retry');
+          const refused = toolError(await client.callTool({ name: 'list_cities', arguments: {} }));
+          assert.equal(refused.code, 'rate_limited');
+          assert.ok((refused.retry_after_seconds ?? 0) >= 1, 'says when to retry');
           structured(await otherClient.callTool({ name: 'list_cities', arguments: {} }));
           strict.clock.advance(60_000);
           structured(await client.callTool({ name: 'list_cities', arguments: {} }));
@@ -493,9 +493,9 @@ for (const target of databaseTargets()) {
           strict.clock.advance(16 * 60_000); // the three lapse
           structured(await hold('2026-11-25', 16)); // the 5th attempt (a refused one counts, as on the API)
           strict.clock.advance(16 * 60_000); // nothing pending any more
-          const sixth = (await hold('2026-11-25', 17)) as { structuredContent?: { error?: { retry_after_seconds?: number } } };
-          assert.equal(errorCode(sixth), 'rate_limited', 'the 6th attempt within the hour');
-          assert.ok((sixth.structuredContent?.error?.retry_after_seconds ?? 0) > 0);
+          const sixth = toolError(await hold('2026-11-25', 17));
+          assert.equal(sixth.code, 'rate_limited', 'the 6th attempt within the hour');
+          assert.ok((sixth.retry_after_seconds ?? 0) > 0);
           const held = await strict.database.db.selectFrom('booking_intents').select('id').where('lawyer_id', '=', strictLawyer).execute();
           assert.equal(held.length, 4);
           strict.clock.set(Date.parse('2026-11-23T10:00:30Z')); // the next hour

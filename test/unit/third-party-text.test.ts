@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sanitizeShortText } from '../../src/domain/directory/fence.ts';
-import { checkShortText } from '../../src/domain/third-party-text.ts';
+import { appDisplayName, checkShortText } from '../../src/domain/third-party-text.ts';
 
 describe('checkShortText()', () => {
   it('accepts names in any script, with accents, ordinals, apostrophes and hyphens', () => {
@@ -37,6 +37,38 @@ describe('checkShortText()', () => {
       assert.equal(err.pointer, '/bar_memberships/0/bar_name');
       assert.match(err.detail, detail, JSON.stringify(text));
     }
+  });
+});
+
+describe('checkShortText(): text that renders blank or spills over its line (issue 25)', () => {
+  it('refuses the Hangul fillers and other blank letters, and runs of more than 4 combining marks', () => {
+    for (const [text, detail] of [
+      ['\u3164', /^contains U\+3164 \(an invisible filler character\) at character 1; /],
+      ['Ana\uFFA0', /U\+FFA0 \(an invisible filler character\) at character 4/],
+      ['\u115F', /U\+115F/],
+      ['\u1160', /U\+1160/],
+      ['a\u2800b', /U\+2800/],
+      ['a\u034Fb', /U\+034F/],
+      [`e${'\u0301'.repeat(5)}`, /U\+0301 \(a run of more than 4 combining marks on one character\) at character 6/],
+      [`Z${'\u0336\u0317\u0353'.repeat(30)}`, /run of more than 4 combining marks/],
+    ] as const) {
+      assert.match(checkShortText(text, '/name')?.detail ?? '', detail, JSON.stringify(text));
+    }
+  });
+
+  it('keeps every script\'s accents, points, vowel signs and stacks; a length cap when asked', () => {
+    for (const ok of ['Tiếng Việt', 'שָׁלוֹם', 'بِسْمِ ٱللَّٰهِ', 'བསྒྲུབས', 'नमस्ते', 'ﾊﾝｸﾞﾙ 한국어', `e${'\u0301'.repeat(4)}`]) assert.equal(checkShortText(ok, '/name'), null, ok);
+    assert.equal(checkShortText('a'.repeat(100), '/name', 100), null);
+    assert.deepEqual(checkShortText('a'.repeat(5000), '/client_name', 100), { pointer: '/client_name', detail: 'is 5000 characters long; at most 100' });
+    assert.equal(checkShortText('a'.repeat(5000), '/name'), null, 'no cap unless the field has one');
+  });
+
+  it('on the way out: fillers vanish, mark runs are cut to 4, an app name to 100 characters', () => {
+    assert.equal(sanitizeShortText('Ana\u3164 \u3164Ruiz\uFFA0'), 'Ana Ruiz');
+    assert.equal(sanitizeShortText(`q${'\u0300'.repeat(40)}x`), `q${'\u0300'.repeat(4)}x`);
+    assert.equal([...appDisplayName('A'.repeat(5000))].length, 100);
+    assert.ok(appDisplayName('A'.repeat(5000)).endsWith('…'));
+    assert.equal(appDisplayName('\u3164Helper\u3164'), 'Helper');
   });
 });
 

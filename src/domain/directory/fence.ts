@@ -50,6 +50,23 @@ const BREAKS = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
 const INVISIBLE_OR_BROKEN = /[\p{Cf}\p{Cs}]/gu;
 
 /**
+ * Letters that render as nothing although Unicode calls them letters or marks (so no category
+ * catches them): the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), the Braille blank (U+2800),
+ * the combining grapheme joiner (U+034F) and the Khmer inherent vowels (U+17B4, U+17B5). A name
+ * of fillers is a blank name on every screen.
+ */
+// The marks among them (U+034F, U+17B4, U+17B5) stand alone, outside the class: a mark in a class reads as joined to the one before.
+export const FILLERS = /(?:[\u115F\u1160\u3164\uFFA0\u2800]|\u034F|\u17B4|\u17B5)/u;
+const FILLERS_ALL = new RegExp(FILLERS.source, 'gu');
+/**
+ * The most combining marks one character carries in a name: enough for any script's accents,
+ * vowel signs and stacked consonants (Vietnamese two, Hebrew with points and cantillation four);
+ * a longer run is "Zalgo" text that spills over the lines around it.
+ */
+export const MAX_COMBINING_MARKS = 4;
+const MARK_RUN = new RegExp(`\\p{M}{${MAX_COMBINING_MARKS + 1},}`, 'gu');
+
+/**
  * Cleans a short third-party text (a lawyer's or bar association's name) for any output: the
  * same characters as the fence removes, with line breaks and other separators made spaces and
  * runs of white space collapsed, so it reads as one plain line wherever it lands. NFC rather than
@@ -58,7 +75,12 @@ const INVISIBLE_OR_BROKEN = /[\p{Cf}\p{Cs}]/gu;
  * fields are plain strings. See docs/fencing.md#short-texts.
  */
 export function sanitizeShortText(text: string): string {
-  let out = text.normalize('NFC').replace(BREAKS, ' ').replace(INVISIBLE_OR_BROKEN, '');
+  let out = text
+    .normalize('NFC')
+    .replace(BREAKS, ' ')
+    .replace(INVISIBLE_OR_BROKEN, '')
+    .replace(FILLERS_ALL, '')
+    .replace(MARK_RUN, (run) => [...run].slice(0, MAX_COMBINING_MARKS).join(''));
   const folded = out.normalize('NFKC');
   if (MARKER_PRESENT.test(folded)) out = folded.replace(MARKER_LIKE, '[marker removed]');
   return out.replace(/\s+/g, ' ').trim();

@@ -14,7 +14,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { findAccessTokenForResource, touchGrant } from '../../db/repositories/oauth.repository.ts';
 import { hashOAuthId } from './token-hash.ts';
-import { sanitizeShortText } from '../directory/fence.ts';
+import { appDisplayName } from '../third-party-text.ts';
 
 /** What an accepted token stands for. */
 export interface VerifiedAccess {
@@ -106,7 +106,7 @@ export class DatabaseAccessTokenVerifier implements AccessTokenVerifier {
       userId: payload.accountId,
       clientId: payload.clientId,
       // Third-party text: registrations refuse control and invisible characters; older rows are cleaned.
-      clientName: sanitizeShortText(row.client_name ?? payload.clientId),
+      clientName: appDisplayName(row.client_name ?? payload.clientId),
       scopes: (payload.scope ?? '').split(' ').filter(Boolean),
       expiresAt: new Date(expiresAtMs),
     };

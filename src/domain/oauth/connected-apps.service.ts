@@ -18,6 +18,7 @@ import {
   upsertClientProfile,
 } from '../../db/repositories/oauth.repository.ts';
 import { notFound } from '../errors.ts';
+import { appDisplayName } from '../third-party-text.ts';
 import type { AccessTokenVerifier } from './access-token-verifier.ts';
 import { highestLevel, LEVELS, type Level } from './levels.ts';
 
@@ -181,7 +182,7 @@ export class ConnectedAppsService {
     return {
       grantId: publicGrantId(r.grant_id),
       clientId: r.client_id ?? '',
-      clientName: r.client_name ?? r.client_id ?? '',
+      clientName: appDisplayName(r.client_name ?? r.client_id ?? ''),
       kind: r.kind === 'metadata' ? 'metadata' : 'registered',
       redirectHost: r.redirect_host,
       levels,

@@ -12,6 +12,8 @@ import type Provider from 'oidc-provider';
 import { h } from 'preact';
 import type { ConnectedAppsService } from '../../domain/oauth/connected-apps.service.ts';
 import { highestLevel, isLevel, requestedLevel, scopesOfLevel } from '../../domain/oauth/levels.ts';
+import type { ScopeChallenges } from '../../domain/oauth/scope-challenges.ts';
+import { appDisplayName } from '../../domain/third-party-text.ts';
 import { ERROR_PAGE_PATH } from '../../oauth/provider.ts';
 import { requireUser } from '../guards.ts';
 import { ErrorPage } from '../ui/pages.tsx';
@@ -45,11 +47,13 @@ export interface ConsentAreaDeps {
   connectedApps: ConnectedAppsService;
   /** The MCP server's resource identifier (MCP_URL). */
   resource: string;
+  /** The level the MCP server last challenged this person's app for (the page preselects it). */
+  scopeChallenges: Pick<ScopeChallenges, 'latest'>;
 }
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-export function consentArea({ provider, connectedApps, resource }: ConsentAreaDeps) {
+export function consentArea({ provider, connectedApps, resource, scopeChallenges }: ConsentAreaDeps) {
   /** The interaction of this browser named by the URL, or null (unknown, expired, other browser). */
   const interactionOf = async (request: FastifyRequest, reply: FastifyReply): Promise<Interaction | null> => {
     const uid = (request.params as { uid: string }).uid;
@@ -104,12 +108,13 @@ export function consentArea({ provider, connectedApps, resource }: ConsentAreaDe
           ctx: request.site,
           view: {
             uid: details.uid,
-            clientName: client.clientName || client.clientId,
+            clientName: appDisplayName(client.clientName || client.clientId),
             unverified: true,
             redirectHost: redirect?.host ?? '',
             localhostOnly: redirectUris.length > 0 && redirectUris.every((u) => LOOPBACK_HOSTS.has(URL.parse(u)?.hostname ?? '')),
             requested: requestedLevel(String(details.params.scope ?? '')),
             current,
+            challenged: await scopeChallenges.latest(user.id, client.clientId),
           },
         }),
       );
