@@ -149,6 +149,11 @@ export const ar: PeopleMessages = {
       noReviews: 'لا توجد تقييمات بعد.',
       stars: (rating: number) => `${rating} من 5`,
       noComment: 'تقييم فقط، دون تعليق.',
+      reviewsPages: 'صفحات التقييمات',
+      newerReviews: '→ تقييمات أحدث',
+      olderReviews: 'تقييمات أقدم ←',
+      reviewsPage: (page: number, pages: number) => `الصفحة ${page} من ${pages}`,
+      reviewsVerified: 'لا يكتب تقييمًا إلا من حجز استشارة عبر Consulta ودفع ثمنها، وبعد انعقادها فقط: تقييم واحد لكل استشارة.',
       page: {
         title: 'كيف نتحقق من المحامين',
         intro: 'يتحقق شخص من فريقنا من كل محامٍ قبل ظهوره في البحث على Consulta. إليك ما نتحقق منه، ومدة صلاحيته، وما يحدث عند انتهائه.',

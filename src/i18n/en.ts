@@ -120,6 +120,11 @@ export const en = {
       noReviews: 'No reviews yet.',
       stars: (rating: number) => `${rating} out of 5`,
       noComment: 'Rating only, no comment.',
+      reviewsPages: 'Pages of reviews',
+      newerReviews: '← Newer reviews',
+      olderReviews: 'Older reviews →',
+      reviewsPage: (page: number, pages: number) => `Page ${page} of ${pages}`,
+      reviewsVerified: 'Only someone who booked and paid for a consultation through Consulta can review it, once it has taken place: one review per consultation.',
       page: {
         title: 'How we verify lawyers',
         intro: 'Every lawyer you can book on Consulta has been checked by a person on our team before appearing in search. Here is what we check, how long it lasts and what happens when it ends.',

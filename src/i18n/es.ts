@@ -116,6 +116,11 @@ export const es: Messages = {
       noReviews: 'Todavía no hay opiniones.',
       stars: (rating: number) => `${rating} de 5`,
       noComment: 'Solo puntuación, sin comentario.',
+      reviewsPages: 'Páginas de opiniones',
+      newerReviews: '← Opiniones más recientes',
+      olderReviews: 'Opiniones anteriores →',
+      reviewsPage: (page: number, pages: number) => `Página ${page} de ${pages}`,
+      reviewsVerified: 'Solo puede opinar quien reservó y pagó una consulta en Consulta, y solo cuando ya se ha celebrado: una opinión por consulta.',
       page: {
         title: 'Cómo verificamos a los profesionales',
         intro: 'Una persona de nuestro equipo comprueba a cada profesional de la abogacía antes de que aparezca en la búsqueda de Consulta. Esto es lo que comprobamos, cuánto dura y qué pasa cuando termina.',

@@ -126,6 +126,11 @@ export const fr = {
       noReviews: 'Pas encore d’avis.',
       stars: (rating: number) => `${rating} sur 5`,
       noComment: 'Note seule, sans commentaire.',
+      reviewsPages: 'Pages d’avis',
+      newerReviews: '← Avis plus récents',
+      olderReviews: 'Avis plus anciens →',
+      reviewsPage: (page: number, pages: number) => `Page ${page} sur ${pages}`,
+      reviewsVerified: 'Seule une personne qui a réservé et payé une consultation sur Consulta peut laisser un avis, une fois la consultation tenue\u00a0: un avis par consultation.',
       page: {
         title: 'Comment nous vérifions les avocates et avocats',
         intro: 'Une personne de notre équipe vérifie chaque avocate ou avocat avant son apparition dans la recherche de Consulta. Voici ce que nous vérifions, pour combien de temps et ce qui se passe ensuite.',

@@ -126,6 +126,11 @@ export const ro: PeopleMessages = {
       noReviews: 'Încă nu există recenzii.',
       stars: (rating: number) => `${rating} din 5`,
       noComment: 'Doar notă, fără comentariu.',
+      reviewsPages: 'Pagini de recenzii',
+      newerReviews: '← Recenzii mai noi',
+      olderReviews: 'Recenzii mai vechi →',
+      reviewsPage: (page: number, pages: number) => `Pagina ${page} din ${pages}`,
+      reviewsVerified: 'Poate lăsa o recenzie doar cine a rezervat și a plătit o consultație prin Consulta, și doar după ce aceasta a avut loc: o recenzie pentru fiecare consultație.',
       page: {
         title: 'Cum verificăm avocații',
         intro: 'O persoană din echipa noastră verifică fiecare avocat înainte ca acesta să apară în căutarea Consulta. Iată ce verificăm, cât timp este valabil și ce se întâmplă când expiră.',

@@ -38,6 +38,15 @@ export function Avatar({ ctx, name, photoUrl, size }: { ctx: SiteContext; name: 
   );
 }
 
+/**
+ * "rated 4.7/5 · 17 reviews": a rating is never shown without how many reviews it averages, so
+ * one glowing review does not read like seventeen. No rating yet: the count alone ("0 reviews").
+ */
+export function ratingWithCount(ctx: SiteContext, averageRating: number | null, reviewCount: number): string {
+  const count = ctx.t.lawyer.trust.reviewCount(reviewCount);
+  return averageRating === null ? count : `${ctx.t.lawyer.rating(averageRating)} · ${count}`;
+}
+
 export function formatNames(ctx: SiteContext, formats: readonly ConsultationFormat[]): string {
   const t = ctx.t.lawyer.trust;
   const name = { video: t.video, phone: t.phone, in_person: t.inPerson } as const;
