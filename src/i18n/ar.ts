@@ -16,6 +16,7 @@
  * - Counts by the Arabic plural rules (zero, one, two, few, many, other) through `counter('ar')`.
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by the Arabic plural rules: `count(n, { one, two, few, many, other })`. */
@@ -126,11 +127,11 @@ export const ar: PeopleMessages = {
     speaks: (languages: string) => `اللغات: ${languages}`,
     areas: 'مجالات الممارسة',
     mainArea: 'المجال الرئيسي',
-    about: 'نبذة',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'نبذة', male: 'نبذة', neutral: 'نبذة' }),
     bars: 'العضوية في نقابات المحامين',
     verified: 'العضوية موثَّقة',
     trust: {
-      badge: 'محامٍ موثَّق',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'محامية موثَّقة', male: 'محامٍ موثَّق', neutral: 'عضوية موثَّقة في نقابة المحامين' }),
       badgeTitle: 'تم التحقق لدى نقابة المحامين. كيف نتحقق',
       checked: 'ما الذي تحققنا منه',
       colegio: 'نقابة المحامين',

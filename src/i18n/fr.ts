@@ -10,6 +10,7 @@
  * non-breaking space before « : ; ! ? » and inside « guillemets », as French writes them.
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 const count = counter('fr');
@@ -103,11 +104,11 @@ export const fr = {
     speaks: (languages: string) => `Langues parlées\u00a0: ${languages}`,
     areas: 'Domaines d’exercice',
     mainArea: 'domaine principal',
-    about: 'Présentation',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Présentation', male: 'Présentation', neutral: 'Présentation' }),
     bars: 'Inscription au barreau',
     verified: 'inscription vérifiée',
     trust: {
-      badge: 'Vérifié auprès du barreau',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate vérifiée', male: 'Avocat vérifié', neutral: 'Inscription au barreau vérifiée' }),
       badgeTitle: 'Inscription au barreau vérifiée. Comment nous vérifions',
       checked: 'Ce que nous avons vérifié',
       colegio: 'Barreau (colegio)',

@@ -9,6 +9,7 @@
  * («20 de minute»).
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by Romanian plural rules: `count(n, { one: '# minut', few: '# minute', other: '# de minute' })`. */
@@ -103,11 +104,11 @@ export const ro: PeopleMessages = {
     speaks: (languages: string) => `Limbi vorbite: ${languages}`,
     areas: 'Domenii de practică',
     mainArea: 'domeniul principal',
-    about: 'Despre',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Despre', male: 'Despre', neutral: 'Despre' }),
     bars: 'Înscriere în barou',
     verified: 'înscriere verificată',
     trust: {
-      badge: 'Avocat verificat',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată verificată', male: 'Avocat verificat', neutral: 'Înscriere în barou verificată' }),
       badgeTitle: 'Verificat la baroul de avocați. Cum verificăm',
       checked: 'Ce am verificat',
       colegio: 'Baroul (colegio)',

@@ -8,6 +8,7 @@
  * for fractions).
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by Ukrainian plural rules: `count(n, { one: '# хвилина', few: '# хвилини', many: '# хвилин', other: '# хвилини' })`. */
@@ -102,11 +103,11 @@ export const uk: PeopleMessages = {
     speaks: (languages: string) => `Мови: ${languages}`,
     areas: 'Напрями практики',
     mainArea: 'основний напрям',
-    about: 'Про адвоката',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Про адвокатку', male: 'Про адвоката', neutral: 'Про себе' }),
     bars: 'Членство в колегіях адвокатів',
     verified: 'членство перевірено',
     trust: {
-      badge: 'Перевірений адвокат',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Перевірена адвокатка', male: 'Перевірений адвокат', neutral: 'Членство в колегії перевірено' }),
       badgeTitle: 'Перевірено в колегії адвокатів. Як ми перевіряємо',
       checked: 'Що ми перевірили',
       colegio: 'Колегія адвокатів',

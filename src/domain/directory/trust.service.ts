@@ -17,6 +17,7 @@ import { listBiosOf, listTrustOffers, listVerificationsInForceFor } from '../../
 import { barAssociationById } from '../lawyers/bar-associations.ts';
 import { offeredFormats, type ConsultationFormat } from '../lawyers/listing.ts';
 import { photoPath } from '../lawyers/portal.service.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { sanitizeShortText } from './fence.ts';
 import { isFresh, type DirectoryCache } from './reference.service.ts';
 
@@ -38,6 +39,8 @@ export interface LawyerTrust {
   consultationMinutes: number;
   formats: ConsultationFormat[];
   reviewCount: number;
+  /** How she wants to be named (the badge, "the lawyer"); null: neutral wording. */
+  formOfAddress: FormOfAddress | null;
 }
 
 export interface PublicReview {
@@ -126,6 +129,7 @@ export class TrustService {
         consultationMinutes: o.consultation_minutes,
         formats: offeredFormats(o),
         reviewCount: o.review_count,
+        formOfAddress: o.form_of_address ?? null,
       };
       out.set(o.id, trust);
       const entry = cache.lawyer(o.id, stamp);

@@ -202,7 +202,7 @@ function Results({ ctx, results, times, once, trust }: { ctx: SiteContext; resul
                 <h3>
                   <a href={`/lawyers/${l.id}`}>{l.name}</a>
                 </h3>
-                <VerifiedBadge ctx={ctx} />
+                <VerifiedBadge ctx={ctx} form={trust.get(l.id)?.formOfAddress} />
               </div>
             </div>
             <p class="meta">

@@ -35,7 +35,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras, paging }: ProfilePa
         <Avatar ctx={ctx} name={p.name} photoUrl={trust?.photoUrl ?? null} size={96} />
         <div>
           <h1>{p.name}</h1>
-          <VerifiedBadge ctx={ctx} />
+          <VerifiedBadge ctx={ctx} form={trust?.formOfAddress} />
           <p class="meta">
             {p.city} · {t.lawyer.speaks(listOf(ctx.locale, p.languages.map((code) => languageName(ctx.locale, code))))}
           </p>
@@ -90,7 +90,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras, paging }: ProfilePa
       </ul>
       {bio ? (
         <>
-          <h2>{t.lawyer.about}</h2>
+          <h2>{t.lawyer.about(trust?.formOfAddress ?? null)}</h2>
           <p class="bio" dir="auto">{bio}</p>
         </>
       ) : null}

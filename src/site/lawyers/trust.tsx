@@ -6,6 +6,7 @@
 import type { LawyerTrust } from '../../domain/directory/trust.service.ts';
 import { initials } from '../../domain/directory/trust.service.ts';
 import type { ConsultationFormat } from '../../domain/lawyers/listing.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { intlTag } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 import { euros } from '../ui/components.tsx';
@@ -13,7 +14,8 @@ import { euros } from '../ui/components.tsx';
 /** The page that says how lawyers are verified; the badge and the footer link to it. */
 export const VERIFY_PAGE = '/help/verification';
 
-export function VerifiedBadge({ ctx }: { ctx: SiteContext }) {
+/** "Abogada verificada" / "Abogado verificado" / "Abogacía verificada": in her own form of address, neutral without one. */
+export function VerifiedBadge({ ctx, form }: { ctx: SiteContext; form: FormOfAddress | null | undefined }) {
   const t = ctx.t.lawyer.trust;
   return (
     <a class="badge-verified" href={VERIFY_PAGE} title={t.badgeTitle}>
@@ -21,7 +23,7 @@ export function VerifiedBadge({ ctx }: { ctx: SiteContext }) {
         <circle cx="8" cy="8" r="8" fill="currentColor" />
         <path d="M4.5 8.2l2.2 2.2 4.8-4.8" fill="none" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
       </svg>
-      <span>{t.badge}</span>
+      <span>{t.badge(form ?? null)}</span>
     </a>
   );
 }
