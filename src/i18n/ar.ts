@@ -825,7 +825,7 @@ export const ar: PeopleMessages = {
     map: 'عرض العنوان على الخريطة (OpenStreetMap)',
     nextUnknown: 'يكتب إليك المكتب بالبريد الإلكتروني للاتفاق على طريقة اللقاء.',
     reference: 'مرجع الحجز',
-    referenceHint: 'اذكره إذا كتبت إلينا أو إلى المكتب.',
+    referenceHint: (form: FormOfAddress | null) => byForm(form, { female: 'اذكره إذا كتبت إلينا أو إلى المحامية.', male: 'اذكره إذا كتبت إلينا أو إلى المحامي.', neutral: 'اذكره إذا كتبت إلينا أو إلى المكتب.' }),
     addToCalendar: 'إضافة إلى التقويم',
     google: 'تقويم Google',
     outlook: 'Outlook',

@@ -1909,7 +1909,7 @@ export const en = {
     map: 'See the address on a map (OpenStreetMap)',
     nextUnknown: 'The lawyer writes to you by email to arrange how you will meet.',
     reference: 'Booking reference',
-    referenceHint: 'Quote it if you write to us or to the lawyer.',
+    referenceHint: (form: FormOfAddress | null) => byForm(form, { female: 'Quote it if you write to us or to her.', male: 'Quote it if you write to us or to him.', neutral: 'Quote it if you write to us or to the lawyer.' }),
     addToCalendar: 'Add to calendar',
     google: 'Google Calendar',
     outlook: 'Outlook',

@@ -1874,7 +1874,8 @@ export const es: Messages = {
     map: 'Ver la dirección en un mapa (OpenStreetMap)',
     nextUnknown: 'El despacho te escribe por correo para acordar cómo será la consulta.',
     reference: 'Referencia de la reserva',
-    referenceHint: 'Indícala si nos escribes o escribes al despacho.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Indícala si nos escribes o escribes a tu abogada.', male: 'Indícala si nos escribes o escribes a tu abogado.', neutral: 'Indícala si nos escribes o escribes al despacho.' }),
     addToCalendar: 'Añadir al calendario',
     google: 'Google Calendar',
     outlook: 'Outlook',

@@ -757,7 +757,8 @@ export const fr = {
     map: 'Voir l’adresse sur une carte (OpenStreetMap)',
     nextUnknown: 'Le cabinet vous écrit par e-mail pour convenir de la façon de vous rencontrer.',
     reference: 'Référence de la réservation',
-    referenceHint: 'Indiquez-la si vous nous écrivez ou si vous écrivez au cabinet.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Indiquez-la si vous nous écrivez ou si vous écrivez à votre avocate.', male: 'Indiquez-la si vous nous écrivez ou si vous écrivez à votre avocat.', neutral: 'Indiquez-la si vous nous écrivez ou si vous écrivez au cabinet.' }),
     addToCalendar: 'Ajouter à l’agenda',
     google: 'Google Agenda',
     outlook: 'Outlook',

@@ -779,7 +779,8 @@ export const ro: PeopleMessages = {
     map: 'Vezi adresa pe hartă (OpenStreetMap)',
     nextUnknown: 'Cabinetul îți scrie pe e-mail ca să stabiliți cum vă întâlniți.',
     reference: 'Referința rezervării',
-    referenceHint: 'Menționeaz-o dacă ne scrii nouă sau cabinetului.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Menționeaz-o dacă ne scrii nouă sau avocatei.', male: 'Menționeaz-o dacă ne scrii nouă sau avocatului.', neutral: 'Menționeaz-o dacă ne scrii nouă sau cabinetului.' }),
     addToCalendar: 'Adaugă în calendar',
     google: 'Calendarul Google',
     outlook: 'Outlook',

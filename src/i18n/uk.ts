@@ -792,7 +792,8 @@ export const uk: PeopleMessages = {
     map: 'Показати адресу на мапі (OpenStreetMap)',
     nextUnknown: 'Юрист напише вам електронною поштою, щоб домовитися, як ви зустрінетеся.',
     reference: 'Номер бронювання',
-    referenceHint: 'Вкажіть його, якщо пишете нам або юристу.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Вкажіть його, якщо пишете нам або юристці.', male: 'Вкажіть його, якщо пишете нам або юристу.', neutral: 'Вкажіть його, якщо пишете нам або юристу чи юристці.' }),
     addToCalendar: 'Додати до календаря',
     google: 'Google Календар',
     outlook: 'Outlook',
