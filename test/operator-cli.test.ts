@@ -121,6 +121,12 @@ for (const target of databaseTargets()) {
       assert.equal(shown.status, 'verified');
       const human = await cli('lawyers', 'show', lawyerId);
       assert.match(human.stdout, /public\s+yes/);
+      // How she is named (issue 25 item 12): shown so whoever writes to her uses her form.
+      assert.equal(shown.form_of_address, null);
+      assert.match(human.stdout, /address\s+not given \(neutral wording\)/);
+      await ctx.database.db.updateTable('lawyers').set({ form_of_address: 'female' }).where('id', '=', lawyerId).execute();
+      assert.equal(jsonLine(await cli('lawyers', 'show', lawyerId, '--json')).form_of_address, 'female');
+      assert.match((await cli('lawyers', 'show', lawyerId)).stdout, /address\s+abogada/);
 
       assert.equal(jsonLine(await cli('lawyers', 'verify', '00000000-0000-4000-8000-000000000000', '--note', 'census', '--json'), 1).error.code, 'not_found');
       assert.equal((await cli('lawyers', 'verify', 'nonsense', '--note', 'census')).code, 1);

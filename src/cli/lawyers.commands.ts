@@ -39,7 +39,7 @@ function needText(ctx: AccessCommandContext, name: string): string {
 }
 
 function lawyerJson(l: LawyerStatus): Record<string, unknown> {
-  return { id: l.id, name: l.name, city: l.citySlug, status: l.status, status_reason: l.statusReason, verified: l.verified, listed: l.listed, public: l.public, updated_at: l.updatedAt };
+  return { id: l.id, name: l.name, city: l.citySlug, status: l.status, status_reason: l.statusReason, form_of_address: l.formOfAddress, verified: l.verified, listed: l.listed, public: l.public, updated_at: l.updatedAt };
 }
 
 function lawyerText(l: LawyerStatus): string {
@@ -49,6 +49,8 @@ function lawyerText(l: LawyerStatus): string {
     ['name', l.name],
     ['city', l.cityName ?? l.citySlug],
     ['status', l.statusReason ? `${l.status} (${l.statusReason})` : l.status],
+    // So whoever writes to her names her as she asked (docs/lawyers.md#how-she-is-named).
+    ['address', l.formOfAddress === 'female' ? 'abogada' : l.formOfAddress === 'male' ? 'abogado' : l.formOfAddress === 'neutral' ? 'neutral wording' : 'not given (neutral wording)'],
     ['verified', yes(l.verified)],
     ['listed', yes(l.listed)],
     ['public', l.public ? 'yes (search, profile, availability, booking)' : 'no (the API answers 404)'],

@@ -33,6 +33,7 @@ export const LawyerSummarySchema = Type.Object(
     currency: Currency,
     platform_commission_percent: Type.Integer(),
     average_rating: Type.Union([Type.Number(), Type.Null()]),
+    review_count: Type.Integer({ minimum: 0, description: 'How many reviews from verified clients average_rating is the mean of (additive; docs/reviews.md#aggregates)' }),
     total_bookings: Type.Union([Type.Integer(), Type.Null()]),
     next_available: Type.Union([DateOnly, Type.Null()], { description: "First date (lawyer's time zone) with a bookable slot within 90 days" }),
     profile_url: Type.String({ format: 'uri' }),

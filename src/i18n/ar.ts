@@ -16,6 +16,7 @@
  * - Counts by the Arabic plural rules (zero, one, two, few, many, other) through `counter('ar')`.
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by the Arabic plural rules: `count(n, { one, two, few, many, other })`. */
@@ -129,11 +130,11 @@ export const ar: PeopleMessages = {
     speaks: (languages: string) => `اللغات: ${languages}`,
     areas: 'مجالات الممارسة',
     mainArea: 'المجال الرئيسي',
-    about: 'نبذة',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'نبذة', male: 'نبذة', neutral: 'نبذة' }),
     bars: 'العضوية في نقابات المحامين',
     verified: 'العضوية موثَّقة',
     trust: {
-      badge: 'محامٍ موثَّق',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'محامية موثَّقة', male: 'محامٍ موثَّق', neutral: 'عضوية موثَّقة في نقابة المحامين' }),
       badgeTitle: 'تم التحقق لدى نقابة المحامين. كيف نتحقق',
       checked: 'ما الذي تحققنا منه',
       colegio: 'نقابة المحامين',
@@ -152,6 +153,11 @@ export const ar: PeopleMessages = {
       noReviews: 'لا توجد تقييمات بعد.',
       stars: (rating: number) => `${rating} من 5`,
       noComment: 'تقييم فقط، دون تعليق.',
+      reviewsPages: 'صفحات التقييمات',
+      newerReviews: '→ تقييمات أحدث',
+      olderReviews: 'تقييمات أقدم ←',
+      reviewsPage: (page: number, pages: number) => `الصفحة ${page} من ${pages}`,
+      reviewsVerified: 'لا يكتب تقييمًا إلا من حجز استشارة عبر Consulta ودفع ثمنها، وبعد انعقادها فقط: تقييم واحد لكل استشارة.',
       page: {
         title: 'كيف نتحقق من المحامين',
         intro: 'يتحقق شخص من فريقنا من كل محامٍ قبل ظهوره في البحث على Consulta. إليك ما نتحقق منه، ومدة صلاحيته، وما يحدث عند انتهائه.',
@@ -827,7 +833,7 @@ export const ar: PeopleMessages = {
     map: 'عرض العنوان على الخريطة (OpenStreetMap)',
     nextUnknown: 'يكتب إليك المكتب بالبريد الإلكتروني للاتفاق على طريقة اللقاء.',
     reference: 'مرجع الحجز',
-    referenceHint: 'اذكره إذا كتبت إلينا أو إلى المكتب.',
+    referenceHint: (form: FormOfAddress | null) => byForm(form, { female: 'اذكره إذا كتبت إلينا أو إلى المحامية.', male: 'اذكره إذا كتبت إلينا أو إلى المحامي.', neutral: 'اذكره إذا كتبت إلينا أو إلى المكتب.' }),
     addToCalendar: 'إضافة إلى التقويم',
     google: 'تقويم Google',
     outlook: 'Outlook',

@@ -3,6 +3,7 @@
  * shape (type-checked). Strings that take values are functions; they return plain text, which
  * the pages escape like any other text.
  */
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by the language's plural rules (`count(n, { one: '# error', other: '# errors' })`). */
@@ -100,11 +101,11 @@ export const en = {
     speaks: (languages: string) => `Speaks: ${languages}`,
     areas: 'Practice areas',
     mainArea: 'main area',
-    about: 'About',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'About', male: 'About', neutral: 'About' }),
     bars: 'Bar memberships',
     verified: 'membership verified',
     trust: {
-      badge: 'Verified lawyer',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Verified lawyer', male: 'Verified lawyer', neutral: 'Verified lawyer' }),
       badgeTitle: 'Checked with the bar association. How we verify lawyers',
       checked: 'What we checked',
       colegio: 'Bar association',
@@ -123,6 +124,11 @@ export const en = {
       noReviews: 'No reviews yet.',
       stars: (rating: number) => `${rating} out of 5`,
       noComment: 'Rating only, no comment.',
+      reviewsPages: 'Pages of reviews',
+      newerReviews: '← Newer reviews',
+      olderReviews: 'Older reviews →',
+      reviewsPage: (page: number, pages: number) => `Page ${page} of ${pages}`,
+      reviewsVerified: 'Only someone who booked and paid for a consultation through Consulta can review it, once it has taken place: one review per consultation.',
       page: {
         title: 'How we verify lawyers',
         intro: 'Every lawyer you can book on Consulta has been checked by a person on our team before appearing in search. Here is what we check, how long it lasts and what happens when it ends.',
@@ -1200,8 +1206,12 @@ export const en = {
     officeHint: 'Leave empty if you do not see people in your office.',
     bio: 'A short introduction',
     bioHint: 'At most 1,000 characters, shown on your profile once you are listed.',
+    formOfAddress: 'How we name you',
+    formOfAddressHint: 'On your profile, in the emails to the people who book and in your portal, in every language. Without a choice we use wording that names neither.',
+    formsOfAddress: { female: 'Abogada (female forms)', male: 'Abogado (male forms)', neutral: 'Neutral wording' },
     submit: 'Send my application',
     invalid: {
+      form_of_address: 'Choose abogada, abogado or neutral wording.',
       name: 'Give your full name: at most 120 characters, on one line, without control or invisible characters.',
       colegio: 'Choose your colegio from the list.',
       membership_number: 'Give your membership number: letters, digits, dots, slashes, hyphens and spaces, at most 40.',
@@ -1217,7 +1227,7 @@ export const en = {
       bio: 'The introduction may have at most 1,000 characters, without control or invisible characters.',
     } as Record<string, string>,
     pendingTitle: 'Your application is pending',
-    pendingText: 'Thank you. The operator will check the Censo General de Letrados and your colegio, then write to you at {email}. Until you are verified you are not listed anywhere.',
+    pendingText: 'Thank you. The operator will check the Censo General de Letrados and your colegio, then write to you at {email}. Until your membership is verified you are not listed anywhere.',
     alreadyApplied: 'You have already applied with this account; this is your application.',
     statusLabel: 'Status',
     status: { applied: 'Pending verification', verified: 'Verified', refused: 'Refused', suspended: 'Suspended' } as Record<string, string>,
@@ -1438,9 +1448,9 @@ export const en = {
   portal: {
     /** The site header's entry for a signed-in account linked to a lawyer record. */
     headerLink: 'Lawyer portal',
-    navLabel: 'Lawyer portal',
+    navLabel: 'Your practice’s portal',
     navHeading: 'Your practice',
-    fromJoin: 'Go to your lawyer portal',
+    fromJoin: 'Go to your portal',
     nav: { overview: 'Overview', profile: 'Profile', consultation: 'Consultation', calendar: 'Calendar', consultations: 'Consultations', earnings: 'Earnings', calendarFeed: 'Calendar feed', reviews: 'Reviews' },
     notLawyerTitle: 'This area is for lawyers on Consulta',
     notLawyerText: 'Your account is not linked to a lawyer record. If you are a lawyer practising in Spain, apply to join: once you have applied, this is where you manage your profile, your consultation and your calendar.',
@@ -1449,11 +1459,12 @@ export const en = {
     statusLabel: 'Status',
     status: {
       applied: 'Application received: waiting for verification',
-      verified: 'Verified until {date}',
       expired: 'Verification expired: the operator must check you again',
       refused: 'Application refused',
       suspended: 'Suspended',
     } as Record<string, string>,
+    /** Her verification in force; the adjective agrees with her form of address in languages that inflect it. */
+    verifiedUntil: (form: FormOfAddress | null, date: string) => byForm(form, { female: `Verified until ${date}`, male: `Verified until ${date}`, neutral: `Verified until ${date}` }),
     reason: 'Reason',
     listedLabel: 'In the directory',
     listedYes: 'Listed: people find you in search and can book a consultation.',
@@ -1540,6 +1551,7 @@ export const en = {
     overrideSaved: 'The date is saved.',
     overrideRemoved: 'The date is removed: your weekly hours apply again.',
     invalid: {
+      form_of_address: 'Choose abogada, abogado or neutral wording.',
       name: 'Give your full name: at most 120 characters, on one line, without control or invisible characters.',
       bio_es: 'The Spanish introduction may have at most 1,000 characters, without control or invisible characters.',
       bio_en: 'The English introduction may have at most 1,000 characters, without control or invisible characters.',
@@ -1905,7 +1917,7 @@ export const en = {
     map: 'See the address on a map (OpenStreetMap)',
     nextUnknown: 'The lawyer writes to you by email to arrange how you will meet.',
     reference: 'Booking reference',
-    referenceHint: 'Quote it if you write to us or to the lawyer.',
+    referenceHint: (form: FormOfAddress | null) => byForm(form, { female: 'Quote it if you write to us or to her.', male: 'Quote it if you write to us or to him.', neutral: 'Quote it if you write to us or to the lawyer.' }),
     addToCalendar: 'Add to calendar',
     google: 'Google Calendar',
     outlook: 'Outlook',

@@ -1,5 +1,6 @@
 /** Spanish strings: the same shape as en.ts (a missing string is a type error). */
 import type { Messages } from './en.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by the language's plural rules (`count(n, { one: '# error', other: '# errores' })`). */
@@ -96,11 +97,11 @@ export const es: Messages = {
     speaks: (languages: string) => `Idiomas: ${languages}`,
     areas: 'Áreas de práctica',
     mainArea: 'área principal',
-    about: 'Sobre mí',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Sobre mí', male: 'Sobre mí', neutral: 'Sobre mí' }),
     bars: 'Colegios de la abogacía',
     verified: 'colegiación verificada',
     trust: {
-      badge: 'Abogacía verificada',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Abogada verificada', male: 'Abogado verificado', neutral: 'Abogacía verificada' }),
       badgeTitle: 'Comprobado con el colegio de la abogacía. Cómo verificamos',
       checked: 'Qué comprobamos',
       colegio: 'Colegio de la abogacía',
@@ -119,6 +120,11 @@ export const es: Messages = {
       noReviews: 'Todavía no hay opiniones.',
       stars: (rating: number) => `${rating} de 5`,
       noComment: 'Solo puntuación, sin comentario.',
+      reviewsPages: 'Páginas de opiniones',
+      newerReviews: '← Opiniones más recientes',
+      olderReviews: 'Opiniones anteriores →',
+      reviewsPage: (page: number, pages: number) => `Página ${page} de ${pages}`,
+      reviewsVerified: 'Solo puede opinar quien reservó y pagó una consulta en Consulta, y solo cuando ya se ha celebrado: una opinión por consulta.',
       page: {
         title: 'Cómo verificamos a los profesionales',
         intro: 'Una persona de nuestro equipo comprueba a cada profesional de la abogacía antes de que aparezca en la búsqueda de Consulta. Esto es lo que comprobamos, cuánto dura y qué pasa cuando termina.',
@@ -1180,8 +1186,12 @@ export const es: Messages = {
     officeHint: 'Déjelo vacío si no recibe en su despacho.',
     bio: 'Una breve presentación',
     bioHint: 'Como máximo 1.000 caracteres; se muestra en su perfil cuando aparezca en el directorio.',
+    formOfAddress: 'Cómo le nombramos',
+    formOfAddressHint: 'En su perfil, en los correos a quienes reservan y en su portal, en todos los idiomas. Si no elige, usamos una forma que no marca el género.',
+    formsOfAddress: { female: 'Abogada', male: 'Abogado', neutral: 'Forma neutra («profesional de la abogacía»)' },
     submit: 'Enviar mi solicitud',
     invalid: {
+      form_of_address: 'Elija abogada, abogado o la forma neutra.',
       name: 'Indique su nombre completo: como máximo 120 caracteres, en una línea, sin caracteres de control ni invisibles.',
       colegio: 'Elija su colegio de la lista.',
       membership_number: 'Indique su número de colegiación: letras, cifras, puntos, barras, guiones y espacios, como máximo 40.',
@@ -1197,7 +1207,7 @@ export const es: Messages = {
       bio: 'La presentación puede tener como máximo 1.000 caracteres, sin caracteres de control ni invisibles.',
     } as Record<string, string>,
     pendingTitle: 'Su solicitud está pendiente',
-    pendingText: 'Gracias. El operador comprobará el Censo General de Letrados y su colegio, y le escribirá a {email}. Hasta que esté verificada no aparece en ningún sitio.',
+    pendingText: 'Gracias. El operador comprobará el Censo General de Letrados y su colegio, y le escribirá a {email}. Hasta que se verifique su colegiación no aparece en ningún sitio.',
     alreadyApplied: 'Ya ha enviado una solicitud con esta cuenta; esta es su solicitud.',
     statusLabel: 'Estado',
     status: { applied: 'Pendiente de verificación', verified: 'Verificada', refused: 'Rechazada', suspended: 'Suspendida' } as Record<string, string>,
@@ -1407,9 +1417,9 @@ export const es: Messages = {
   portal: {
     /** The site header's entry for a signed-in account linked to a lawyer record. */
     headerLink: 'Portal del despacho',
-    navLabel: 'Portal del abogado',
+    navLabel: 'Portal del despacho',
     navHeading: 'Su despacho',
-    fromJoin: 'Ir a su portal de abogado',
+    fromJoin: 'Ir a su portal',
     nav: { overview: 'Resumen', profile: 'Perfil', consultation: 'Consulta', calendar: 'Calendario', consultations: 'Consultas', earnings: 'Ingresos', calendarFeed: 'Calendario externo', reviews: 'Reseñas' },
     notLawyerTitle: 'Esta zona es para los abogados de Consulta',
     notLawyerText: 'Su cuenta no está vinculada a una ficha de abogado. Si ejerce la abogacía en España, solicite el alta: una vez enviada la solicitud, aquí gestionará su perfil, su consulta y su calendario.',
@@ -1418,11 +1428,12 @@ export const es: Messages = {
     statusLabel: 'Estado',
     status: {
       applied: 'Solicitud recibida: pendiente de verificación',
-      verified: 'Verificado hasta el {date}',
       expired: 'Verificación caducada: el operador debe volver a comprobarla',
       refused: 'Solicitud rechazada',
-      suspended: 'Suspendido',
+      suspended: 'Cuenta suspendida',
     } as Record<string, string>,
+    verifiedUntil: (form: FormOfAddress | null, date: string) =>
+      byForm(form, { female: `Verificada hasta el ${date}`, male: `Verificado hasta el ${date}`, neutral: `Colegiación verificada hasta el ${date}` }),
     reason: 'Motivo',
     listedLabel: 'En el directorio',
     listedYes: 'Publicado: la gente le encuentra en la búsqueda y puede reservar una consulta.',
@@ -1509,6 +1520,7 @@ export const es: Messages = {
     overrideSaved: 'La fecha está guardada.',
     overrideRemoved: 'Fecha quitada: vuelve a valer su horario semanal.',
     invalid: {
+      form_of_address: 'Elija abogada, abogado o la forma neutra.',
       name: 'Indique su nombre completo: como máximo 120 caracteres, en una línea, sin caracteres de control ni invisibles.',
       bio_es: 'La presentación en español puede tener como máximo 1000 caracteres, sin caracteres de control ni invisibles.',
       bio_en: 'La presentación en inglés puede tener como máximo 1000 caracteres, sin caracteres de control ni invisibles.',
@@ -1870,7 +1882,8 @@ export const es: Messages = {
     map: 'Ver la dirección en un mapa (OpenStreetMap)',
     nextUnknown: 'El despacho te escribe por correo para acordar cómo será la consulta.',
     reference: 'Referencia de la reserva',
-    referenceHint: 'Indícala si nos escribes o escribes al despacho.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Indícala si nos escribes o escribes a tu abogada.', male: 'Indícala si nos escribes o escribes a tu abogado.', neutral: 'Indícala si nos escribes o escribes al despacho.' }),
     addToCalendar: 'Añadir al calendario',
     google: 'Google Calendar',
     outlook: 'Outlook',

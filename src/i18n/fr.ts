@@ -10,6 +10,7 @@
  * non-breaking space before « : ; ! ? » and inside « guillemets », as French writes them.
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 const count = counter('fr');
@@ -106,11 +107,11 @@ export const fr = {
     speaks: (languages: string) => `Langues parlées\u00a0: ${languages}`,
     areas: 'Domaines d’exercice',
     mainArea: 'domaine principal',
-    about: 'Présentation',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Présentation', male: 'Présentation', neutral: 'Présentation' }),
     bars: 'Inscription au barreau',
     verified: 'inscription vérifiée',
     trust: {
-      badge: 'Vérifié auprès du barreau',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate vérifiée', male: 'Avocat vérifié', neutral: 'Inscription au barreau vérifiée' }),
       badgeTitle: 'Inscription au barreau vérifiée. Comment nous vérifions',
       checked: 'Ce que nous avons vérifié',
       colegio: 'Barreau (colegio)',
@@ -129,6 +130,11 @@ export const fr = {
       noReviews: 'Pas encore d’avis.',
       stars: (rating: number) => `${rating} sur 5`,
       noComment: 'Note seule, sans commentaire.',
+      reviewsPages: 'Pages d’avis',
+      newerReviews: '← Avis plus récents',
+      olderReviews: 'Avis plus anciens →',
+      reviewsPage: (page: number, pages: number) => `Page ${page} sur ${pages}`,
+      reviewsVerified: 'Seule une personne qui a réservé et payé une consultation sur Consulta peut laisser un avis, une fois la consultation tenue\u00a0: un avis par consultation.',
       page: {
         title: 'Comment nous vérifions les avocates et avocats',
         intro: 'Une personne de notre équipe vérifie chaque avocate ou avocat avant son apparition dans la recherche de Consulta. Voici ce que nous vérifions, pour combien de temps et ce qui se passe ensuite.',
@@ -759,7 +765,8 @@ export const fr = {
     map: 'Voir l’adresse sur une carte (OpenStreetMap)',
     nextUnknown: 'Le cabinet vous écrit par e-mail pour convenir de la façon de vous rencontrer.',
     reference: 'Référence de la réservation',
-    referenceHint: 'Indiquez-la si vous nous écrivez ou si vous écrivez au cabinet.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Indiquez-la si vous nous écrivez ou si vous écrivez à votre avocate.', male: 'Indiquez-la si vous nous écrivez ou si vous écrivez à votre avocat.', neutral: 'Indiquez-la si vous nous écrivez ou si vous écrivez au cabinet.' }),
     addToCalendar: 'Ajouter à l’agenda',
     google: 'Google Agenda',
     outlook: 'Outlook',

@@ -9,6 +9,7 @@
  * («20 de minute»).
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by Romanian plural rules: `count(n, { one: '# minut', few: '# minute', other: '# de minute' })`. */
@@ -106,11 +107,11 @@ export const ro: PeopleMessages = {
     speaks: (languages: string) => `Limbi vorbite: ${languages}`,
     areas: 'Domenii de practică',
     mainArea: 'domeniul principal',
-    about: 'Despre',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Despre', male: 'Despre', neutral: 'Despre' }),
     bars: 'Înscriere în barou',
     verified: 'înscriere verificată',
     trust: {
-      badge: 'Avocat verificat',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată verificată', male: 'Avocat verificat', neutral: 'Înscriere în barou verificată' }),
       badgeTitle: 'Verificat la baroul de avocați. Cum verificăm',
       checked: 'Ce am verificat',
       colegio: 'Baroul (colegio)',
@@ -129,6 +130,11 @@ export const ro: PeopleMessages = {
       noReviews: 'Încă nu există recenzii.',
       stars: (rating: number) => `${rating} din 5`,
       noComment: 'Doar notă, fără comentariu.',
+      reviewsPages: 'Pagini de recenzii',
+      newerReviews: '← Recenzii mai noi',
+      olderReviews: 'Recenzii mai vechi →',
+      reviewsPage: (page: number, pages: number) => `Pagina ${page} din ${pages}`,
+      reviewsVerified: 'Poate lăsa o recenzie doar cine a rezervat și a plătit o consultație prin Consulta, și doar după ce aceasta a avut loc: o recenzie pentru fiecare consultație.',
       page: {
         title: 'Cum verificăm avocații',
         intro: 'O persoană din echipa noastră verifică fiecare avocat înainte ca acesta să apară în căutarea Consulta. Iată ce verificăm, cât timp este valabil și ce se întâmplă când expiră.',
@@ -781,7 +787,8 @@ export const ro: PeopleMessages = {
     map: 'Vezi adresa pe hartă (OpenStreetMap)',
     nextUnknown: 'Cabinetul îți scrie pe e-mail ca să stabiliți cum vă întâlniți.',
     reference: 'Referința rezervării',
-    referenceHint: 'Menționeaz-o dacă ne scrii nouă sau cabinetului.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Menționeaz-o dacă ne scrii nouă sau avocatei.', male: 'Menționeaz-o dacă ne scrii nouă sau avocatului.', neutral: 'Menționeaz-o dacă ne scrii nouă sau cabinetului.' }),
     addToCalendar: 'Adaugă în calendar',
     google: 'Calendarul Google',
     outlook: 'Outlook',

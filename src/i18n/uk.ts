@@ -8,6 +8,7 @@
  * for fractions).
  */
 import type { PeopleMessages } from './index.ts';
+import { byForm, type FormOfAddress } from './form-of-address.ts';
 import { counter } from './plural.ts';
 
 /** Counts by Ukrainian plural rules: `count(n, { one: '# хвилина', few: '# хвилини', many: '# хвилин', other: '# хвилини' })`. */
@@ -105,11 +106,11 @@ export const uk: PeopleMessages = {
     speaks: (languages: string) => `Мови: ${languages}`,
     areas: 'Напрями практики',
     mainArea: 'основний напрям',
-    about: 'Про адвоката',
+    about: (form: FormOfAddress | null) => byForm(form, { female: 'Про адвокатку', male: 'Про адвоката', neutral: 'Про себе' }),
     bars: 'Членство в колегіях адвокатів',
     verified: 'членство перевірено',
     trust: {
-      badge: 'Перевірений адвокат',
+      badge: (form: FormOfAddress | null) => byForm(form, { female: 'Перевірена адвокатка', male: 'Перевірений адвокат', neutral: 'Членство в колегії перевірено' }),
       badgeTitle: 'Перевірено в колегії адвокатів. Як ми перевіряємо',
       checked: 'Що ми перевірили',
       colegio: 'Колегія адвокатів',
@@ -128,6 +129,11 @@ export const uk: PeopleMessages = {
       noReviews: 'Відгуків поки немає.',
       stars: (rating: number) => `${rating} з 5`,
       noComment: 'Лише оцінка, без коментаря.',
+      reviewsPages: 'Сторінки відгуків',
+      newerReviews: '← Новіші відгуки',
+      olderReviews: 'Старіші відгуки →',
+      reviewsPage: (page: number, pages: number) => `Сторінка ${page} з ${pages}`,
+      reviewsVerified: 'Залишити відгук може лише людина, яка забронювала й оплатила консультацію через Consulta, і лише після того, як консультація відбулася: один відгук на консультацію.',
       page: {
         title: 'Як ми перевіряємо адвокатів',
         intro: 'Людина з нашої команди перевіряє кожного адвоката, перш ніж його можна знайти в пошуку Consulta. Ось що ми перевіряємо, скільки це діє і що буває, коли строк закінчується.',
@@ -794,7 +800,8 @@ export const uk: PeopleMessages = {
     map: 'Показати адресу на мапі (OpenStreetMap)',
     nextUnknown: 'Юрист напише вам електронною поштою, щоб домовитися, як ви зустрінетеся.',
     reference: 'Номер бронювання',
-    referenceHint: 'Вкажіть його, якщо пишете нам або юристу.',
+    referenceHint: (form: FormOfAddress | null) =>
+      byForm(form, { female: 'Вкажіть його, якщо пишете нам або юристці.', male: 'Вкажіть його, якщо пишете нам або юристу.', neutral: 'Вкажіть його, якщо пишете нам або юристу чи юристці.' }),
     addToCalendar: 'Додати до календаря',
     google: 'Google Календар',
     outlook: 'Outlook',

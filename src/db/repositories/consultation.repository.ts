@@ -9,6 +9,7 @@ export interface ConsultationRow {
   lawyer_id: string;
   lawyer_name: string;
   lawyer_timezone: string;
+  lawyer_form_of_address?: 'female' | 'male' | 'neutral' | null;
   city_slug: string;
   city_name: string | null;
   consultation_fee_cents: number;
@@ -54,6 +55,7 @@ function base(db: Executor) {
       'c.lawyer_id',
       'l.name as lawyer_name',
       'l.timezone as lawyer_timezone',
+      'l.form_of_address as lawyer_form_of_address',
       'l.city_slug',
       'ct.name as city_name',
       'l.consultation_fee_cents',

@@ -29,7 +29,7 @@ export async function replaceBios(db: Executor, lawyerId: string, bios: Record<s
 export async function updateLawyerProfile(
   db: Executor,
   lawyerId: string,
-  values: Pick<LawyerTable, 'name' | 'bio' | 'consultation_fee_cents' | 'practice_areas_json' | 'languages_json'>,
+  values: Pick<LawyerTable, 'name' | 'bio' | 'consultation_fee_cents' | 'practice_areas_json' | 'languages_json' | 'form_of_address'>,
   nowIso: string,
 ): Promise<void> {
   await db.updateTable('lawyers').set({ ...values, updated_at: nowIso }).where('id', '=', lawyerId).execute();

@@ -37,17 +37,18 @@ export interface TrustOfferRow {
   office_address: string | null;
   review_count: number;
   photo_sha256: string | null;
+  form_of_address: 'female' | 'male' | 'neutral' | null;
 }
 
-/** The offer (length, formats), review count and photo hash of several lawyers, in one query. */
+/** The offer (length, formats), review count, photo hash and form of address of several lawyers, in one query. */
 export function listTrustOffers(db: Executor, lawyerIds: readonly string[]): Promise<TrustOfferRow[]> {
   if (lawyerIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('lawyers as l')
     .leftJoin('lawyer_photos as p', 'p.lawyer_id', 'l.id')
-    .select(['l.id', 'l.consultation_minutes', 'l.video_url', 'l.offers_phone', 'l.office_address', 'l.review_count', 'p.sha256 as photo_sha256'])
+    .select(['l.id', 'l.consultation_minutes', 'l.video_url', 'l.offers_phone', 'l.office_address', 'l.review_count', 'l.form_of_address', 'p.sha256 as photo_sha256'])
     .where('l.id', 'in', [...lawyerIds])
-    .execute();
+    .execute() as Promise<TrustOfferRow[]>;
 }
 
 /** A lawyer's bios by language (ISO 639-1). */

@@ -34,6 +34,7 @@ export type LawyerSummaryRow = Pick<
   | 'consultation_fee_cents'
   | 'platform_commission_percent'
   | 'rating_avg'
+  | 'review_count'
   | 'total_bookings'
   | 'practice_areas_json'
   | 'languages_json'
@@ -44,7 +45,7 @@ export type LawyerSummaryRow = Pick<
   | 'horizon_days'
 >;
 
-export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'review_count' | 'video_url' | 'offers_phone' | 'office_address'>;
+export type LawyerProfileRow = LawyerSummaryRow & Pick<LawyerTable, 'bio' | 'video_url' | 'offers_phone' | 'office_address'>;
 
 const SUMMARY_COLUMNS = [
   'id',
@@ -54,6 +55,7 @@ const SUMMARY_COLUMNS = [
   'consultation_fee_cents',
   'platform_commission_percent',
   'rating_avg',
+  'review_count',
   'total_bookings',
   'practice_areas_json',
   'languages_json',
@@ -229,7 +231,7 @@ export async function listLinksForIndex(
 export function findPublicLawyer(db: Executor, id: string): Promise<LawyerProfileRow | undefined> {
   return db
     .selectFrom('lawyers')
-    .select([...SUMMARY_COLUMNS, 'bio', 'review_count', 'video_url', 'offers_phone', 'office_address'])
+    .select([...SUMMARY_COLUMNS, 'bio', 'video_url', 'offers_phone', 'office_address'])
     // Ids are stored in lower case; a UUID is the same whatever case a client writes it in.
     .where('id', '=', id.toLowerCase())
     .where('verified', '=', 1)

@@ -102,13 +102,13 @@ export function listFirmsOfUser(db: Executor, userId: string): Promise<Array<Fir
 
 // ── lawyers, whatever their state ──
 
-export type LawyerStatusRow = Pick<LawyerTable, 'id' | 'name' | 'city_slug' | 'verified' | 'listed' | 'hidden' | 'status' | 'status_reason' | 'updated_at'> & { city_name: string | null };
+export type LawyerStatusRow = Pick<LawyerTable, 'id' | 'name' | 'city_slug' | 'verified' | 'listed' | 'hidden' | 'status' | 'status_reason' | 'updated_at' | 'form_of_address'> & { city_name: string | null };
 
 function selectLawyerStatus(db: Executor) {
   return db
     .selectFrom('lawyers')
     .leftJoin('cities', 'cities.slug', 'lawyers.city_slug')
-    .select(['lawyers.id', 'lawyers.name', 'lawyers.city_slug', 'lawyers.verified', 'lawyers.listed', 'lawyers.hidden', 'lawyers.status', 'lawyers.status_reason', 'lawyers.updated_at', 'cities.name as city_name']);
+    .select(['lawyers.id', 'lawyers.name', 'lawyers.city_slug', 'lawyers.verified', 'lawyers.listed', 'lawyers.hidden', 'lawyers.status', 'lawyers.status_reason', 'lawyers.updated_at', 'lawyers.form_of_address', 'cities.name as city_name']);
 }
 
 /** One lawyer, verified and listed or not. */

@@ -48,10 +48,11 @@ export interface PublicReviewRow {
 }
 
 /**
- * A lawyer's latest reviews as the public sees them: verified clients only, never a hidden one,
- * newest first (undated imported ones last).
+ * A lawyer's reviews as the public sees them: verified clients only, never a hidden one, newest
+ * first (undated imported ones last), `limit` of them after skipping `offset`. The order is total
+ * (date, then id), so consecutive pages never repeat or skip a review.
  */
-export function listPublicReviews(db: Executor, lawyerId: string, limit: number): Promise<PublicReviewRow[]> {
+export function listPublicReviews(db: Executor, lawyerId: string, limit: number, offset = 0): Promise<PublicReviewRow[]> {
   return db
     .selectFrom('reviews as r')
     .leftJoin('consultations as c', 'c.id', 'r.consultation_id')
@@ -62,6 +63,7 @@ export function listPublicReviews(db: Executor, lawyerId: string, limit: number)
     .orderBy('r.created_at', (ob) => ob.desc().nullsLast())
     .orderBy('r.id')
     .limit(limit)
+    .offset(offset)
     .execute() as Promise<PublicReviewRow[]>;
 }
 

@@ -2,6 +2,7 @@
  * A person's consultations (confirmed bookings). Every read is scoped to the user: another
  * person's consultation id reads as not found, never as forbidden (no existence leak).
  */
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import type { Executor } from '../../db/repositories/types.ts';
@@ -24,7 +25,8 @@ import { bookingReference, nextStep, type NextStep } from './purchase.ts';
 export interface Consultation {
   id: string;
   bookingIntentId: string;
-  lawyer: { id: string; name: string; timezone: string; citySlug: string; city: string | null };
+  /** `formOfAddress`: how she wants to be named (null: neutral wording; docs/lawyers.md#how-she-is-named). */
+  lawyer: { id: string; name: string; timezone: string; citySlug: string; city: string | null; formOfAddress: FormOfAddress | null };
   date: string;
   startTime: string;
   endTime: string;
@@ -92,7 +94,7 @@ function view(row: ConsultationRow, nowMs: number): Consultation {
   return {
     id: row.id,
     bookingIntentId: row.booking_intent_id,
-    lawyer: { id: row.lawyer_id, name: sanitizeShortText(row.lawyer_name), timezone: row.lawyer_timezone, citySlug: row.city_slug, city: row.city_name },
+    lawyer: { id: row.lawyer_id, name: sanitizeShortText(row.lawyer_name), timezone: row.lawyer_timezone, citySlug: row.city_slug, city: row.city_name, formOfAddress: row.lawyer_form_of_address ?? null },
     date: row.slot_date,
     startTime: row.start_time,
     endTime: row.end_time,

@@ -312,6 +312,7 @@ export class DirectoryService {
       currency: 'EUR',
       platform_commission_percent: row.platform_commission_percent,
       average_rating: row.rating_avg,
+      review_count: row.review_count,
       total_bookings: row.total_bookings,
       next_available: nextAvailable,
       profile_url: urls.profile_url,

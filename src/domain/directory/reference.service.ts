@@ -178,8 +178,8 @@ export interface LawyerEntry extends Weighed {
   availability: Map<string, Timed<AvailabilityResponse>>;
   /** What the site's cards show beside her (TrustService), valid until her verification lapses. */
   trust?: Timed<LawyerTrust>;
-  /** The profile's bios and reviews (TrustService). */
-  profileTrust?: ProfileTrust;
+  /** The profile's bios and reviews (TrustService), by page of reviews (1 = the latest). */
+  profileTrust?: Map<number, ProfileTrust>;
 }
 
 export interface SearchPage extends Weighed {

@@ -17,6 +17,7 @@ import { listBiosOf, listTrustOffers, listVerificationsInForceFor } from '../../
 import { barAssociationById } from '../lawyers/bar-associations.ts';
 import { offeredFormats, type ConsultationFormat } from '../lawyers/listing.ts';
 import { photoPath } from '../lawyers/portal.service.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { sanitizeShortText } from './fence.ts';
 import { isFresh, type DirectoryCache } from './reference.service.ts';
 
@@ -38,6 +39,8 @@ export interface LawyerTrust {
   consultationMinutes: number;
   formats: ConsultationFormat[];
   reviewCount: number;
+  /** How she wants to be named (the badge, "the lawyer"); null: neutral wording. */
+  formOfAddress: FormOfAddress | null;
 }
 
 export interface PublicReview {
@@ -58,8 +61,13 @@ export interface ProfileTrust {
   reviews: readonly PublicReview[];
 }
 
-/** How many reviews the profile shows. */
+/** How many reviews a page of the profile shows; the older ones are on further pages (`?reviews=2`). */
 export const PROFILE_REVIEWS = 5;
+
+/** How many pages of reviews a lawyer with `reviewCount` public reviews has (at least one, maybe empty). */
+export function reviewPages(reviewCount: number): number {
+  return Math.max(1, Math.ceil(reviewCount / PROFILE_REVIEWS));
+}
 const TRUST_BYTES = 400;
 
 export interface TrustServiceDeps {
@@ -121,6 +129,7 @@ export class TrustService {
         consultationMinutes: o.consultation_minutes,
         formats: offeredFormats(o),
         reviewCount: o.review_count,
+        formOfAddress: o.form_of_address ?? null,
       };
       out.set(o.id, trust);
       const entry = cache.lawyer(o.id, stamp);
@@ -131,17 +140,22 @@ export class TrustService {
     return out;
   }
 
-  /** The profile's bios and latest reviews (verified clients only), cached like the cards. */
-  async forProfile(lawyerId: string): Promise<ProfileTrust> {
+  /**
+   * The profile's bios and one page of reviews (verified clients only; page 1 = the latest),
+   * cached like the cards. The caller keeps `page` within `reviewPages(count)`, so the cache
+   * holds only pages that exist.
+   */
+  async forProfile(lawyerId: string, page = 1): Promise<ProfileTrust> {
     const { cache, database } = this.deps;
     await cache.current();
     const stamp = cache.stamp();
     const id = lawyerId.toLowerCase();
     const entry = cache.lawyer(id, stamp);
-    if (entry.profileTrust !== undefined) return entry.profileTrust;
-    const [bios, reviews] = await Promise.all([listBiosOf(database.db, id), listPublicReviews(database.db, id, PROFILE_REVIEWS)]);
+    const hit = entry.profileTrust?.get(page);
+    if (hit !== undefined) return hit;
+    const [bios, reviews] = await Promise.all([listBiosOf(database.db, id), listPublicReviews(database.db, id, PROFILE_REVIEWS, (page - 1) * PROFILE_REVIEWS)]);
     const value: ProfileTrust = { bios, reviews: reviews.map((r) => ({ id: r.id, rating: r.rating, comment: r.comment, date: r.created_at, answer: r.answer, consultationDate: r.consultation_date })) };
-    entry.profileTrust = value;
+    (entry.profileTrust ??= new Map()).set(page, value);
     cache.charge(entry, TRUST_BYTES + Object.values(bios).reduce((n, b) => n + 2 * b.length, 0) + reviews.reduce((n, r) => n + 200 + 2 * ((r.comment?.length ?? 0) + (r.answer?.length ?? 0)), 0));
     return value;
   }

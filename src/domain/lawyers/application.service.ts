@@ -6,6 +6,7 @@
  * for the form; the name, number, address and bio are third-party text (third-party-text.ts).
  * The listing rule keeps her unlisted until the operator verifies her (verification.service.ts).
  */
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
@@ -17,9 +18,8 @@ import { CITIES, PROVINCES } from '../demo/spain.ts';
 import { invalidRequest, type FieldError } from '../errors.ts';
 import { barAssociationById } from './bar-associations.ts';
 import { offeredFormats, refreshListing, type ConsultationFormat } from './listing.ts';
-import { areaBySlug, BIO_MAX, checkFee, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
+import { areaBySlug, BIO_MAX, checkFee, checkFormOfAddress, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
 
-/** The highest fee accepted, in euros. */
 /** The platform's share for a new lawyer, in percent (the operator may change it later). */
 export const DEFAULT_COMMISSION_PERCENT = 15;
 
@@ -38,6 +38,8 @@ export interface ApplicationInput {
   phone?: unknown;
   officeAddress?: unknown;
   bio?: unknown;
+  /** 'female' | 'male' | 'neutral', or nothing: how the site names her. */
+  formOfAddress?: unknown;
 }
 
 /** What she claimed, as she sees it on the "pending" page. */
@@ -59,6 +61,7 @@ export interface MyApplication {
   videoUrl: string | null;
   officeAddress: string | null;
   bio: string | null;
+  formOfAddress: FormOfAddress | null;
 }
 
 export interface ApplicationDeps {
@@ -100,6 +103,7 @@ export function validateApplication(input: ApplicationInput): { ok: true; value:
 
   // The bio is one paragraph: line breaks typed in the box become spaces, anything else invisible is refused.
   const bio = shortText(str(input.bio).replace(/\r\n|\r|\n/g, ' '), '/bio', BIO_MAX, null, errors);
+  const formOfAddress = checkFormOfAddress(input.formOfAddress, errors);
 
   if (errors.length > 0 || name === null || !colegio || !city) return { ok: false, errors };
   return {
@@ -114,6 +118,7 @@ export function validateApplication(input: ApplicationInput): { ok: true; value:
       feeCents,
       ...offer,
       bio,
+      formOfAddress,
     },
   };
 }
@@ -163,6 +168,7 @@ export class ApplicationService {
       videoUrl: row.video_url,
       officeAddress: row.office_address,
       bio: row.bio,
+      formOfAddress: row.form_of_address ?? null,
     };
   }
 
@@ -224,6 +230,7 @@ export class ApplicationService {
               buffer_minutes: 0,
               horizon_days: 90,
               verified_until: null,
+              form_of_address: v.formOfAddress,
             },
             practiceAreas: v.practiceAreas.map((a) => ({ lawyer_id: id, area_slug: a.slug, is_primary: a.isPrimary ? 1 : 0 })),
             languages: v.languages.map((language) => ({ lawyer_id: id, language })),

@@ -33,7 +33,8 @@ import { bumpDirectoryVersion, recordLawyerChanges } from '../../db/repositories
 import type { Executor } from '../../db/repositories/types.ts';
 import type { DB, LawyerPhotoTable, LawyerTable } from '../../db/schema.ts';
 import { invalidRequest, type FieldError } from '../errors.ts';
-import { areaBySlug, BIO_MAX, checkFee, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
+import { areaBySlug, BIO_MAX, checkFee, checkFormOfAddress, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
 import { CONSULTATION_LENGTHS } from './calendar-rules.ts';
 import { isListed, isVerified, offeredFormats, refreshListing, type ConsultationFormat, type ListingFacts } from './listing.ts';
 
@@ -56,6 +57,8 @@ export interface PortalOverview {
   statusReason: string | null;
   /** When her verification in force ends (status verified, not expired), else null. */
   verifiedUntil: string | null;
+  /** How the site names her; null: neutral wording. */
+  formOfAddress: FormOfAddress | null;
   listed: boolean;
   gaps: ListingGap[];
   photoUrl: string | null;
@@ -69,6 +72,8 @@ export interface PortalProfile {
   practiceAreas: string[];
   primaryArea: string;
   feeCents: number;
+  /** How the site names her; null until she chose (neutral wording). */
+  formOfAddress: FormOfAddress | null;
   photo: PhotoMeta | null;
   photoUrl: string | null;
 }
@@ -89,6 +94,8 @@ export interface ProfileInput {
   primaryArea?: unknown;
   /** Euros, as typed: "60", "60,50". */
   fee?: unknown;
+  /** 'female' | 'male' | 'neutral', or nothing (neutral wording). */
+  formOfAddress?: unknown;
 }
 
 export interface OfferInput {
@@ -117,7 +124,7 @@ export function sniffImage(bytes: Uint8Array): PhotoType | null {
 }
 
 /** Checks her profile; the clean values or every problem at once (pointers name the form's fields). */
-export function validateProfile(input: ProfileInput): { ok: true; value: { name: string; bios: Record<BioLanguage, string | null>; languages: string[]; practiceAreas: Array<{ slug: string; isPrimary: boolean }>; feeCents: number } } | { ok: false; errors: FieldError[] } {
+export function validateProfile(input: ProfileInput): { ok: true; value: { name: string; bios: Record<BioLanguage, string | null>; languages: string[]; practiceAreas: Array<{ slug: string; isPrimary: boolean }>; feeCents: number; formOfAddress: FormOfAddress | null } } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const name = shortText(input.name, '/name', NAME_MAX, 'give your full name as it appears in the census', errors);
   const bios = {} as Record<BioLanguage, string | null>;
@@ -129,9 +136,10 @@ export function validateProfile(input: ProfileInput): { ok: true; value: { name:
   const languages = checkLanguages(input.languages, errors);
   const practiceAreas = checkPracticeAreas(input.practiceAreas, input.primaryArea, errors);
   const feeCents = checkFee(input.fee, errors);
+  const formOfAddress = checkFormOfAddress(input.formOfAddress, errors);
 
   if (errors.length > 0 || name === null) return { ok: false, errors };
-  return { ok: true, value: { name, bios, languages, practiceAreas, feeCents } };
+  return { ok: true, value: { name, bios, languages, practiceAreas, feeCents, formOfAddress } };
 }
 
 /** Checks her consultation offer: a length, and at least one format (video needs an https link, in person an address). */
@@ -221,6 +229,7 @@ export class PortalService {
       status: lawyer.status,
       statusReason: lawyer.status_reason,
       verifiedUntil: verified ? inForce.reduce((max, v) => (v.expires_at > max ? v.expires_at : max), '') : null,
+      formOfAddress: lawyer.form_of_address ?? null,
       listed: isListed(facts),
       gaps: portalGaps(facts),
       photoUrl: await this.photoUrl(lawyer.id),
@@ -238,6 +247,7 @@ export class PortalService {
       practiceAreas: areas.map((a) => a.area_slug),
       primaryArea: areas.find((a) => a.is_primary === 1)?.area_slug ?? areas[0]?.area_slug ?? '',
       feeCents: lawyer.consultation_fee_cents,
+      formOfAddress: lawyer.form_of_address ?? null,
       photo: photo ?? null,
       photoUrl: photo ? photoPath(lawyer.id, photo.sha256) : null,
     };
@@ -265,6 +275,7 @@ export class PortalService {
           consultation_fee_cents: v.feeCents,
           practice_areas_json: JSON.stringify(areasJson),
           languages_json: JSON.stringify(v.languages),
+          form_of_address: v.formOfAddress,
         },
         nowIso,
       );

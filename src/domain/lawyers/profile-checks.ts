@@ -10,6 +10,7 @@ import { languageByCode } from '../directory/languages.ts';
 import type { FieldError } from '../errors.ts';
 import { checkShortText } from '../third-party-text.ts';
 import { CONSULTATION_LENGTHS } from './calendar-rules.ts';
+import { isFormOfAddress, type FormOfAddress } from '../../i18n/form-of-address.ts';
 
 export const NAME_MAX = 120;
 export const BIO_MAX = 1000;
@@ -51,6 +52,15 @@ export function shortText(raw: unknown, pointer: string, max: number, required: 
 }
 
 /** The languages she consults in: 1–10 ISO 639-1 codes we know. */
+/** How she wants to be named: one of the three, or nothing chosen (null: neutral wording). */
+export function checkFormOfAddress(raw: unknown, errors: FieldError[]): FormOfAddress | null {
+  const value = str(raw).trim();
+  if (value === '') return null;
+  if (isFormOfAddress(value)) return value;
+  errors.push({ pointer: '/form_of_address', detail: 'choose female, male or neutral' });
+  return null;
+}
+
 export function checkLanguages(raw: unknown, errors: FieldError[]): string[] {
   const languages = [...new Set(strings(raw).map((l) => l.trim().toLowerCase()))];
   if (languages.length === 0) errors.push({ pointer: '/languages', detail: 'choose at least one language you consult in' });

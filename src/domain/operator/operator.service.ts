@@ -78,6 +78,8 @@ export interface LawyerStatus {
   /** `applied` | `verified` | `refused` | `suspended`. */
   status: string;
   statusReason: string | null;
+  /** How she wants to be named ('female' | 'male' | 'neutral'), null when she has not said. */
+  formOfAddress: 'female' | 'male' | 'neutral' | null;
   updatedAt: string;
 }
 
@@ -112,6 +114,7 @@ function toLawyerStatus(row: LawyerStatusRow): LawyerStatus {
     public: row.listed === 1,
     status: row.status,
     statusReason: row.status_reason,
+    formOfAddress: row.form_of_address ?? null,
     updatedAt: row.updated_at,
   };
 }

@@ -323,7 +323,7 @@ export function WhatNext({ ctx, c, compact }: { ctx: SiteContext; c: Consultatio
       <p>
         {u.reference}
         {colon(ctx.locale)}
-        <strong class="mono">{c.bought.reference}</strong> <span class="meta">{compact ? null : u.referenceHint}</span>
+        <strong class="mono">{c.bought.reference}</strong> <span class="meta">{compact ? null : u.referenceHint(c.lawyer.formOfAddress)}</span>
       </p>
       <div class="calendar-links">
         <span>

@@ -7,7 +7,7 @@ import { colon, comma, formatDay, formatTime } from '../../i18n/format.ts';
 import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts';
 import type { LawyerTrust } from '../../domain/directory/trust.service.ts';
 import { Layout } from '../ui/layout.tsx';
-import { Avatar, OfferFacts, VerifiedBadge } from '../lawyers/trust.tsx';
+import { Avatar, OfferFacts, ratingWithCount, VerifiedBadge } from '../lawyers/trust.tsx';
 
 const shortDays = new Map<string, string>();
 /** `2026-11-30` → "lun 30" / "Mon 30": a time button's day, short enough for three buttons on a phone. */
@@ -202,7 +202,7 @@ function Results({ ctx, results, times, once, trust }: { ctx: SiteContext; resul
                 <h3>
                   <a href={`/lawyers/${l.id}`}>{l.name}</a>
                 </h3>
-                <VerifiedBadge ctx={ctx} />
+                <VerifiedBadge ctx={ctx} form={trust.get(l.id)?.formOfAddress} />
               </div>
             </div>
             <p class="meta">
@@ -210,7 +210,7 @@ function Results({ ctx, results, times, once, trust }: { ctx: SiteContext; resul
             </p>
             <p class="meta">
               {t.lawyer.speaks(listOf(ctx.locale, l.languages.map((code) => languageName(ctx.locale, code))))}
-              {l.average_rating !== null ? ` · ${t.lawyer.rating(l.average_rating)}` : ''}
+              {l.average_rating !== null ? ` · ${ratingWithCount(ctx, l.average_rating, l.review_count)}` : ''}
             </p>
             <OfferFacts ctx={ctx} trust={trust.get(l.id)} feeCents={l.consultation_fee_cents} />
             <p class="meta">{l.next_available ? t.lawyer.nextAvailable(formatDay(l.next_available, ctx.locale)) : t.lawyer.noneSoon}</p>

@@ -10,6 +10,7 @@ import { CONSULTATION_LENGTHS } from '../../domain/lawyers/calendar-rules.ts';
 import { CITIES } from '../../domain/demo/spain.ts';
 import { PRACTICE_AREAS, type PracticeAreaData } from '../../domain/demo/practice-areas.ts';
 import { euros } from '../../i18n/format.ts';
+import { FORMS_OF_ADDRESS } from '../../i18n/form-of-address.ts';
 import { intlTag } from '../../i18n/locales.ts';
 import { languageName, practiceAreaName } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
@@ -42,9 +43,11 @@ export interface JoinForm {
   phone: boolean;
   office_address: string;
   bio: string;
+  /** 'female' | 'male' | 'neutral', or '' (not chosen). */
+  form_of_address: string;
 }
 
-export const emptyJoinForm = (): JoinForm => ({ name: '', colegio: '', membership_number: '', city: '', languages: [], practice_areas: [], primary_area: '', fee: '', consultation_minutes: '60', video_url: '', phone: false, office_address: '', bio: '' });
+export const emptyJoinForm = (): JoinForm => ({ name: '', colegio: '', membership_number: '', city: '', languages: [], practice_areas: [], primary_area: '', fee: '', consultation_minutes: '60', video_url: '', phone: false, office_address: '', bio: '', form_of_address: '' });
 
 function Explanation({ ctx }: { ctx: SiteContext }) {
   const { t } = ctx;
@@ -93,6 +96,35 @@ export function Checkboxes({ name, legend, options, checked, error }: { name: st
   );
 }
 
+/**
+ * How the site names her (abogada, abogado, or neutral wording): three radio buttons under one
+ * legend, none ticked until she chooses (no choice reads as neutral; it is never guessed).
+ */
+export function FormOfAddressField({ ctx, value, error }: { ctx: SiteContext; value: string; error?: string | undefined }) {
+  const t = ctx.t.join;
+  const described = [`f-form_of_address-hint`, error ? 'f-form_of_address-error' : ''].filter(Boolean).join(' ');
+  return (
+    <fieldset class="field join-choices" id="f-form_of_address" aria-describedby={described}>
+      <legend>{t.formOfAddress}</legend>
+      <span class="hint" id="f-form_of_address-hint">
+        {t.formOfAddressHint}
+      </span>
+      {error ? (
+        <span class="field-error" id="f-form_of_address-error">
+          {error}
+        </span>
+      ) : null}
+      <div class="join-options">
+        {FORMS_OF_ADDRESS.map((form) => (
+          <label class="check">
+            <input type="radio" name="form_of_address" value={form} checked={value === form} /> {t.formsOfAddress[form]}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
 export function JoinFormPage({ ctx, form, errors }: { ctx: SiteContext; form: JoinForm; errors: JoinErrors }) {
   const { t, locale } = ctx;
   const errorList = Object.entries(errors).filter((e): e is [string, string] => typeof e[1] === 'string');
@@ -121,6 +153,7 @@ export function JoinFormPage({ ctx, form, errors }: { ctx: SiteContext; form: Jo
       <p>{t.join.formIntro.replace('{email}', user.email)}</p>
       <PostForm ctx={ctx} action="/join" class="join-form" novalidate>
         <Field name="name" label={`${t.join.name} (${t.join.required})`} value={form.name} error={errors.name} autocomplete="name" maxLength={120} required />
+        <FormOfAddressField ctx={ctx} value={form.form_of_address} error={errors.form_of_address} />
         <Select name="colegio" label={`${t.join.colegio} (${t.join.required})`} options={colegios} value={form.colegio} empty={t.join.chooseColegio} error={errors.colegio} />
         <Field name="membership_number" label={`${t.join.membershipNumber} (${t.join.required})`} hint={t.join.membershipHint} value={form.membership_number} error={errors.membership_number} maxLength={40} required />
         <Select name="city" label={`${t.join.city} (${t.join.required})`} options={cities} value={form.city} empty={t.join.chooseCity} error={errors.city} />

@@ -30,6 +30,7 @@ function readForm(body: Body): JoinForm {
     phone: body.phone === 'on',
     office_address: text(body.office_address, 600),
     bio: text(body.bio, 3000),
+    form_of_address: text(body.form_of_address, 20),
   };
 }
 
@@ -64,6 +65,7 @@ export function joinArea({ applications }: { applications: ApplicationService })
             phone: form.phone,
             officeAddress: form.office_address,
             bio: form.bio,
+            formOfAddress: form.form_of_address,
           },
         );
         // Post/redirect/get: reloading the pending page never posts again.

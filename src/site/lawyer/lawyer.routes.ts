@@ -43,6 +43,7 @@ function readProfile(body: Body): ProfileForm {
     practice_areas: list(body.practice_areas),
     primary_area: text(body.primary_area, 80),
     fee: text(body.fee, 20),
+    form_of_address: text(body.form_of_address, 20),
   };
 }
 
@@ -113,7 +114,7 @@ export function lawyerPortalArea({ portal, calendar }: { portal: PortalService; 
       if (!lawyer) return reply;
       const form = readProfile((request.body ?? {}) as Body);
       try {
-        await portal.saveProfile(lawyer, { name: form.name, bios: { es: form.bio_es, en: form.bio_en }, languages: form.languages, practiceAreas: form.practice_areas, primaryArea: form.primary_area, fee: form.fee });
+        await portal.saveProfile(lawyer, { name: form.name, bios: { es: form.bio_es, en: form.bio_en }, languages: form.languages, practiceAreas: form.practice_areas, primaryArea: form.primary_area, fee: form.fee, formOfAddress: form.form_of_address });
         return reply.code(303).redirect('/lawyer/profile?saved=1');
       } catch (err) {
         return profilePage(request, reply, lawyer, { form, errors: formErrors(err, request.site.t.portal.invalid), status: 422 });

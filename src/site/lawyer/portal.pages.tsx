@@ -121,7 +121,7 @@ export function OverviewPage({ ctx, overview }: { ctx: SiteContext; overview: Po
   const o = overview;
   const status =
     o.status === 'verified' && o.verifiedUntil
-      ? t.portal.status.verified!.replace('{date}', formatDate(o.verifiedUntil, locale))
+      ? t.portal.verifiedUntil(o.formOfAddress, formatDate(o.verifiedUntil, locale))
       : o.status === 'verified'
         ? t.portal.status.expired!
         : (t.portal.status[o.status] ?? o.status);

@@ -7,7 +7,7 @@ import { PRACTICE_AREAS, type PracticeAreaData } from '../../domain/demo/practic
 import { BIO_LANGUAGES, type PortalProfile } from '../../domain/lawyers/portal.service.ts';
 import { languageName, practiceAreaName } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
-import { Checkboxes, JOIN_LANGUAGES } from '../join/join.page.tsx';
+import { Checkboxes, FormOfAddressField, JOIN_LANGUAGES } from '../join/join.page.tsx';
 import { CsrfField, Field, PostForm, Select } from '../ui/components.tsx';
 import { ErrorSummary, PortalLayout, SavedNotice, type PortalErrors } from './portal.pages.tsx';
 
@@ -28,11 +28,13 @@ export interface ProfileForm {
   practice_areas: string[];
   primary_area: string;
   fee: string;
+  /** 'female' | 'male' | 'neutral', or '' (not chosen). */
+  form_of_address: string;
 }
 
 export function profileForm(p: PortalProfile, locale: string): ProfileForm {
   const fee = (p.feeCents / 100).toFixed(p.feeCents % 100 === 0 ? 0 : 2);
-  return { name: p.name, bio_es: p.bios.es, bio_en: p.bios.en, languages: p.languages, practice_areas: p.practiceAreas, primary_area: p.primaryArea, fee: locale === 'es' ? fee.replace('.', ',') : fee };
+  return { name: p.name, bio_es: p.bios.es, bio_en: p.bios.en, languages: p.languages, practice_areas: p.practiceAreas, primary_area: p.primaryArea, fee: locale === 'es' ? fee.replace('.', ',') : fee, form_of_address: p.formOfAddress ?? '' };
 }
 
 export function ProfilePage({ ctx, form, errors, photoUrl, saved, photoError }: { ctx: SiteContext; form: ProfileForm; errors: PortalErrors; photoUrl: string | null; saved: string | null; photoError?: string }) {
@@ -51,6 +53,7 @@ export function ProfilePage({ ctx, form, errors, photoUrl, saved, photoError }: 
       <p>{t.portal.profileIntro}</p>
       <PostForm ctx={ctx} action="/lawyer/profile" class="join-form" novalidate>
         <Field name="name" label={`${j.name} (${j.required})`} value={form.name} error={errors.name} autocomplete="name" maxLength={120} required />
+        <FormOfAddressField ctx={ctx} value={form.form_of_address} error={errors.form_of_address} />
         {BIO_LANGUAGES.map((lang) => {
           const name = `bio_${lang}`;
           const error = errors[name];

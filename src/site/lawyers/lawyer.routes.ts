@@ -9,7 +9,7 @@ import { h } from 'preact';
 import type { AccessService } from '../../domain/access/access.service.ts';
 import type { BookingService } from '../../domain/booking/booking.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
-import type { TrustService } from '../../domain/directory/trust.service.ts';
+import { reviewPages, type TrustService } from '../../domain/directory/trust.service.ts';
 import { loadWeek } from './week-strip.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { SiteContext } from '../context.ts';
@@ -37,6 +37,15 @@ async function orNotFound<T>(id: string, load: () => Promise<T>): Promise<T> {
   return load();
 }
 
+/**
+ * The page of reviews asked for: untrusted query text falls back to the first page, and a page
+ * past the last (an old link, after reviews were hidden) shows the last one, never an empty list.
+ */
+function reviewsPage(raw: unknown, pages: number): number {
+  const n = typeof raw === 'string' && /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
+  return Math.min(n, pages);
+}
+
 /** The profile page's cache key: a new key when the profile, its trust facts or its bios/reviews changed. */
 const profileKeys = new WeakMap<object, { trust: object | null; extras: object; key: object }>();
 function profileKey(lawyer: object, trust: object | null, extras: object): object {
@@ -50,10 +59,14 @@ function profileKey(lawyer: object, trust: object | null, extras: object): objec
 export function lawyerArea({ directory, booking, access, trust: trustService, siteUrl }: LawyerAreaDeps) {
   const holds = holdsCookie(siteUrl, booking);
   return async (site: FastifyInstance) => {
-    site.get<{ Params: { id: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
+    site.get<{ Params: { id: string }; Querystring: { reviews?: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
       const lawyer = await orNotFound(request.params.id, () => directory.getProfile(request.params.id, { fenced: false }));
-      const [trust, extras] = await Promise.all([trustService.forLawyers([lawyer.id]).then((m) => m.get(lawyer.id)), trustService.forProfile(lawyer.id)]);
-      return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras }));
+      const trust = (await trustService.forLawyers([lawyer.id])).get(lawyer.id);
+      const pages = reviewPages(trust?.reviewCount ?? 0);
+      const page = reviewsPage(request.query?.reviews, pages);
+      const extras = await trustService.forProfile(lawyer.id, page);
+      const paging = { page, pages, link: (n: number) => `/lawyers/${lawyer.id}${n > 1 ? `?reviews=${n}` : ''}#reviews` };
+      return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras, paging }));
     });
 
     /** The booking page of the week asked for (week-strip.ts loadWeek: untrusted query text falls back to defaults). */

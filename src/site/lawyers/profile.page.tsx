@@ -9,8 +9,8 @@ import type { SiteContext } from '../context.ts';
 import { formatDay } from '../../i18n/format.ts';
 import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts';
 import { Layout } from '../ui/layout.tsx';
-import { Avatar, OfferFacts, VERIFY_PAGE, VerifiedBadge } from './trust.tsx';
-import { ProfileReviews } from '../reviews/review.page.tsx';
+import { Avatar, OfferFacts, ratingWithCount, VERIFY_PAGE, VerifiedBadge } from './trust.tsx';
+import { ProfileReviews, type ReviewsPaging } from '../reviews/review.page.tsx';
 import { OfferSummary } from '../booking/purchase.tsx';
 import { quote } from '../../domain/booking/quote.ts';
 
@@ -19,21 +19,23 @@ export interface ProfilePageProps {
   lawyer: LawyerProfile;
   trust: LawyerTrust | undefined;
   extras: ProfileTrust;
+  /** The page of reviews shown (`?reviews=`), validated by the route. */
+  paging: ReviewsPaging;
 }
 
-export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps) {
+export function ProfilePage({ ctx, lawyer: p, trust, extras, paging }: ProfilePageProps) {
   const { t } = ctx;
   const tt = t.lawyer.trust;
   const bio = bioFor(ctx.locale, extras.bios, p.bio);
   const v = trust?.verification ?? null;
-  const reviewCount = trust?.reviewCount ?? extras.reviews.length;
+  const reviewCount = p.review_count;
   return (
     <Layout ctx={ctx} title={p.name}>
       <div class="profile-head">
         <Avatar ctx={ctx} name={p.name} photoUrl={trust?.photoUrl ?? null} size={96} />
         <div>
           <h1>{p.name}</h1>
-          <VerifiedBadge ctx={ctx} />
+          <VerifiedBadge ctx={ctx} form={trust?.formOfAddress} />
           <p class="meta">
             {p.city} · {t.lawyer.speaks(listOf(ctx.locale, p.languages.map((code) => languageName(ctx.locale, code))))}
           </p>
@@ -42,7 +44,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
       <OfferFacts ctx={ctx} trust={trust} feeCents={p.consultation_fee_cents} />
       <OfferSummary ctx={ctx} minutes={p.consultation_minutes} formats={p.formats} quote={quote(p)} />
       <p class="meta">
-        {p.average_rating !== null ? `${t.lawyer.rating(p.average_rating)} · ${tt.reviewCount(reviewCount)}` : tt.reviewCount(reviewCount)}
+        {ratingWithCount(ctx, p.average_rating, reviewCount)}
         {p.total_bookings !== null ? ` · ${t.lawyer.bookings(p.total_bookings)}` : ''}
       </p>
       <p>
@@ -88,11 +90,11 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
       </ul>
       {bio ? (
         <>
-          <h2>{t.lawyer.about}</h2>
+          <h2>{t.lawyer.about(trust?.formOfAddress ?? null)}</h2>
           <p class="bio" dir="auto">{bio}</p>
         </>
       ) : null}
-      <ProfileReviews ctx={ctx} reviews={extras.reviews} reviewCount={reviewCount} />
+      <ProfileReviews ctx={ctx} reviews={extras.reviews} reviewCount={reviewCount} paging={paging} />
       <h2>{t.lawyer.bars}</h2>
       <ul>
         {p.bar_memberships.map((b) => (

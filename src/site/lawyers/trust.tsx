@@ -6,6 +6,7 @@
 import type { LawyerTrust } from '../../domain/directory/trust.service.ts';
 import { initials } from '../../domain/directory/trust.service.ts';
 import type { ConsultationFormat } from '../../domain/lawyers/listing.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { intlTag } from '../../i18n/locales.ts';
 import type { SiteContext } from '../context.ts';
 import { euros } from '../ui/components.tsx';
@@ -13,7 +14,8 @@ import { euros } from '../ui/components.tsx';
 /** The page that says how lawyers are verified; the badge and the footer link to it. */
 export const VERIFY_PAGE = '/help/verification';
 
-export function VerifiedBadge({ ctx }: { ctx: SiteContext }) {
+/** "Abogada verificada" / "Abogado verificado" / "Abogacía verificada": in her own form of address, neutral without one. */
+export function VerifiedBadge({ ctx, form }: { ctx: SiteContext; form: FormOfAddress | null | undefined }) {
   const t = ctx.t.lawyer.trust;
   return (
     <a class="badge-verified" href={VERIFY_PAGE} title={t.badgeTitle}>
@@ -21,7 +23,7 @@ export function VerifiedBadge({ ctx }: { ctx: SiteContext }) {
         <circle cx="8" cy="8" r="8" fill="currentColor" />
         <path d="M4.5 8.2l2.2 2.2 4.8-4.8" fill="none" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
       </svg>
-      <span>{t.badge}</span>
+      <span>{t.badge(form ?? null)}</span>
     </a>
   );
 }
@@ -36,6 +38,15 @@ export function Avatar({ ctx, name, photoUrl, size }: { ctx: SiteContext; name: 
       {initials(name)}
     </span>
   );
+}
+
+/**
+ * "rated 4.7/5 · 17 reviews": a rating is never shown without how many reviews it averages, so
+ * one glowing review does not read like seventeen. No rating yet: the count alone ("0 reviews").
+ */
+export function ratingWithCount(ctx: SiteContext, averageRating: number | null, reviewCount: number): string {
+  const count = ctx.t.lawyer.trust.reviewCount(reviewCount);
+  return averageRating === null ? count : `${ctx.t.lawyer.rating(averageRating)} · ${count}`;
 }
 
 export function formatNames(ctx: SiteContext, formats: readonly ConsultationFormat[]): string {

@@ -138,11 +138,19 @@ function provenance(ctx: SiteContext, r: PublicReview): string {
 }
 
 /** The reviews on a lawyer's profile: never a hidden one (the repository leaves them out). */
-export function ProfileReviews({ ctx, reviews, reviewCount }: { ctx: SiteContext; reviews: readonly PublicReview[]; reviewCount: number }) {
+/** Which page of a profile's reviews is shown, how many there are, and the address of page `n`. */
+export interface ReviewsPaging {
+  page: number;
+  pages: number;
+  link: (page: number) => string;
+}
+
+export function ProfileReviews({ ctx, reviews, reviewCount, paging }: { ctx: SiteContext; reviews: readonly PublicReview[]; reviewCount: number; paging: ReviewsPaging }) {
   const tt = ctx.t.lawyer.trust;
   const t = ctx.t.reviews;
+  const { page, pages, link } = paging;
   return (
-    <section aria-labelledby="reviews-heading">
+    <section id="reviews" aria-labelledby="reviews-heading">
       <h2 id="reviews-heading">
         {tt.reviews} <small class="meta">({tt.reviewCount(reviewCount)})</small>
       </h2>
@@ -183,8 +191,15 @@ export function ProfileReviews({ ctx, reviews, reviewCount }: { ctx: SiteContext
           ))}
         </ul>
       )}
+      {pages > 1 ? (
+        <nav class="pager" aria-label={tt.reviewsPages}>
+          {page > 1 ? <a href={link(page - 1)} rel="prev">{tt.newerReviews}</a> : <span />}
+          <span class="meta" aria-current="page">{tt.reviewsPage(page, pages)}</span>
+          {page < pages ? <a href={link(page + 1)} rel="next">{tt.olderReviews}</a> : <span />}
+        </nav>
+      ) : null}
       <p class="meta">
-        <a href={HOW_REVIEWS_ARE_VERIFIED}>{t.howVerified}</a>
+        {tt.reviewsVerified} <a href={HOW_REVIEWS_ARE_VERIFIED}>{t.howVerified}</a>
       </p>
     </section>
   );
