@@ -145,6 +145,26 @@ export interface WeeklyHoursTable {
   slot_minutes: number;
 }
 
+/** Her choice on one date (0037): open a national or regional holiday, or close a local one. */
+export interface LawyerHolidayChoiceTable {
+  lawyer_id: string;
+  date: string;
+  choice: 'open' | 'closed';
+  created_at: string;
+}
+
+export type VerificationNoticeKind = 'verified' | 'refused' | 'expires_30' | 'expires_7' | 'expired' | 'suspended';
+
+/** One email about her verification, sent once (0037): the key is (lawyer, kind, cycle). */
+export interface LawyerVerificationNoticeTable {
+  lawyer_id: string;
+  kind: VerificationNoticeKind;
+  /** The verification's expiry it is about (reminders, expiry), or the event's time (verified, refused, suspended). */
+  cycle: string;
+  mail_id: string | null;
+  created_at: string;
+}
+
 export interface DateExceptionTable {
   lawyer_id: string;
   date: string;
@@ -825,6 +845,8 @@ export interface DB {
   lawyer_verifications: LawyerVerificationTable;
   lawyer_weekly_hours: WeeklyHoursTable;
   lawyer_date_exceptions: DateExceptionTable;
+  lawyer_holiday_choices: LawyerHolidayChoiceTable;
+  lawyer_verification_notices: LawyerVerificationNoticeTable;
   lawyer_bios: LawyerBioTable;
   lawyer_photos: LawyerPhotoTable;
   reviews: ReviewTable;

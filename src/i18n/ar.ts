@@ -598,6 +598,18 @@ export const ar: PeopleMessages = {
       request: { title: 'أرسل هذا التطبيق طلبًا لا تستطيع Consulta الإجابة عنه', message: 'فيه شيء ناقص أو غير صالح، لذا لم يُشارَك أي شيء مع التطبيق. عُد إلى التطبيق وحاول مجددًا؛ وإن تكرر ذلك، فأبلغ الجهة التي تصنع التطبيق.' },
     },
   },
+  // ── emails to lawyers about their verification, and the lawyer's own words quoted to people (issue 26 items 5–6) ──
+  lawyerMail: {
+    hello: (name: string) => `مرحبًا ${name}،`,
+    signature: 'فريق Consulta',
+    fromLawyer: 'من المحامي، كما كتبه',
+    fromLawyerIn: (language: string) => `من المحامي، باللغة ${language}، كما كتبه`,
+    verified: { subject: 'تم التحقق منك على Consulta', text: (until: string) => `تحققنا من قيدك في نقابة المحامين: أنت الآن ظاهر على Consulta ويمكن للناس الحجز معك. يسري التحقق حتى ${until}، وسنذكّرك قبل ذلك.` },
+    refused: { subject: 'طلبك على Consulta', text: 'راجعنا طلبك ولا يمكننا التحقق منه حاليًا. السبب:', todo: 'إذا كان بإمكانك توضيح ذلك، فرُدّ على هذه الرسالة وسنراجعه مرة أخرى.' },
+    expires: { subject: (date: string) => `ينتهي التحقق منك على Consulta في ${date}`, text: (date: string) => `ينتهي التحقق منك في ${date}. في ذلك اليوم لن تظهر بعد الآن، وستُلغى استشاراتك اللاحقة.`, todo: 'ما العمل: رُدّ على هذه الرسالة مؤكدًا رقم قيدك، وسنتحقق منه مجددًا في السجل العام ولدى نقابتك.' },
+    expired: { subject: 'انتهى التحقق منك على Consulta', text: 'انتهى التحقق منك: لم تعد ظاهرًا على Consulta، وأُلغيت استشاراتك اللاحقة وأُعيدت مبالغها.', todo: 'ما العمل: رُدّ على هذه الرسالة وسنتحقق منك مجددًا.' },
+    suspended: { subject: 'تم تعليق ملفك على Consulta', text: 'علّقنا ملفك: لم تعد ظاهرًا، وأُلغيت استشاراتك القادمة وأُعيدت مبالغها. السبب:', todo: 'إذا أردت توضيح ذلك، فرُدّ على هذه الرسالة.' },
+  },
   mail: {
     signIn: {
       subject: 'رمز تسجيل الدخول إلى Consulta',

@@ -553,6 +553,18 @@ export const ro: PeopleMessages = {
       request: { title: 'Această aplicație a trimis o cerere la care Consulta nu poate răspunde', message: 'Ceva din ea lipsește sau nu este valid, așa că aplicației nu i s-a transmis nimic. Întoarceți-vă la aplicație și încercați din nou; dacă se repetă, anunțați-i pe cei care fac aplicația.' },
     },
   },
+  // ── emails to lawyers about their verification, and the lawyer's own words quoted to people (issue 26 items 5–6) ──
+  lawyerMail: {
+    hello: (name: string) => `Bună ziua, ${name},`,
+    signature: 'Echipa Consulta',
+    fromLawyer: 'De la avocat, așa cum a scris',
+    fromLawyerIn: (language: string) => `De la avocat, în ${language}, așa cum a scris`,
+    verified: { subject: 'Sunteți verificat(ă) pe Consulta', text: (until: string) => `Am verificat înscrierea dumneavoastră în barou: acum apăreți pe Consulta și oamenii pot rezerva consultații cu dumneavoastră. Verificarea este valabilă până la ${until}; vă vom anunța înainte.` },
+    refused: { subject: 'Cererea dumneavoastră pe Consulta', text: 'Am analizat cererea dumneavoastră și deocamdată nu o putem verifica. Motivul:', todo: 'Dacă puteți lămuri situația, răspundeți la acest e-mail și o vom analiza din nou.' },
+    expires: { subject: (date: string) => `Verificarea dumneavoastră pe Consulta expiră la ${date}`, text: (date: string) => `Verificarea dumneavoastră expiră la ${date}. În acea zi nu veți mai apărea, iar consultațiile ulterioare vor fi anulate.`, todo: 'Ce aveți de făcut: răspundeți la acest e-mail confirmând numărul de înscriere; îl vom verifica din nou în registru și la baroul dumneavoastră.' },
+    expired: { subject: 'Verificarea dumneavoastră pe Consulta a expirat', text: 'Verificarea dumneavoastră a expirat: nu mai apăreți pe Consulta, iar consultațiile ulterioare au fost anulate și rambursate.', todo: 'Ce aveți de făcut: răspundeți la acest e-mail și vă vom verifica din nou.' },
+    suspended: { subject: 'Profilul dumneavoastră pe Consulta este suspendat', text: 'Am suspendat profilul dumneavoastră: nu mai apăreți, iar consultațiile viitoare au fost anulate și rambursate. Motivul:', todo: 'Dacă doriți să lămuriți situația, răspundeți la acest e-mail.' },
+  },
   mail: {
     signIn: {
       subject: 'Codul de conectare Consulta',

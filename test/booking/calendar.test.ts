@@ -246,6 +246,9 @@ for (const target of databaseTargets()) {
       // Today and the next 13 days: Sunday 2026-12-06 is the last date offered.
       assert.equal((await freeOn(noticeLawyer, '2026-12-07')).length, 0);
       assert.equal((await hold(slotBody(noticeLawyer, '2026-12-07', '10'))).statusCode, 404);
+      // 6 December is a national holiday (closed by default, docs/lawyers.md#holidays): she opened it.
+      await ctx.database.db.insertInto('lawyer_holiday_choices').values({ lawyer_id: noticeLawyer, date: '2026-12-06', choice: 'open', created_at: ctx.clock.now().toISOString() }).execute();
+      ctx.app.services.directoryCache.invalidate();
       assert.equal((await hold(slotBody(noticeLawyer, '2026-12-06', '10'))).statusCode, 201);
     });
   });

@@ -169,7 +169,7 @@ for (const target of databaseTargets()) {
       const [lawyerId] = (await insertLawyers(ctx.database, [lawyerRecord({ name: 'Caduca Pronto', contact_email: 'caduca@example.com' })], new Date(ctx.clock.now()))) as [string];
       const before = await svc().sweep();
       assert.equal(before.expired, 0);
-      const remindersTo = async () => (await db().selectFrom('mail_outbox').select(['recipient', 'kind']).where('kind', 'like', 'lawyer_verification_reminder%').orderBy('recipient').execute()).map((m) => m.recipient);
+      const remindersTo = async () => (await db().selectFrom('mail_outbox').select(['recipient', 'kind']).where('kind', 'like', 'lawyer_verification_%').orderBy('recipient').execute()).map((m) => m.recipient);
       const already = (await remindersTo()).length;
 
       ctx.clock.advance(337 * DAY); // 2027-10-26: 28 days before expiry

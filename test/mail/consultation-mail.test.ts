@@ -13,6 +13,7 @@ import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { createTestContext, SITE, type TestContext } from '../support/app.ts';
 import { createKey, createUser, initiate, slotBody, T0, tokenOf, TTL_MS } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';
+import { bookingReference } from '../../src/domain/booking/purchase.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const DATE = '2026-11-24'; // a Tuesday: Madrid and the Canaries are on winter time (UTC+1 / UTC+0)
@@ -101,7 +102,7 @@ for (const target of databaseTargets()) {
       assert.equal(notices.length, 1, 'one notice');
       const notice = notices[0]!;
       assert.equal(notice.subject, 'Nueva consulta reservada: martes, 24 de noviembre de 2026, 10:00');
-      assert.match(notice.text ?? '', /Cliente:\s+maria@example\.com/);
+      assert.match(notice.text ?? '', /Correo de contacto:\s+maria@example\.com/);
       assert.match(notice.text ?? '', /10:00–11:00 \(hora peninsular, UTC\+01:00\)/);
       assert.match(notice.text ?? '', /Recibes:\s+52,80\s€/);
       assert.doesNotMatch(notice.text ?? '', /4242|card|tarjeta/i, 'no card data');
@@ -134,7 +135,7 @@ for (const target of databaseTargets()) {
       assert.equal(event.location, null);
       // The lawyer's notice is in Spanish whatever the person's language.
       const [notice] = await mailTo('nadia@despacho.example');
-      assert.match(notice!.text ?? '', /Cliente:\s+john@example\.com/);
+      assert.match(notice!.text ?? '', /Correo de contacto:\s+john@example\.com/);
       // Zones are named as people say them, in the reader's language.
       assert.match(notice!.text ?? '', /10:00–11:00 \(hora de Canarias, UTC\+00:00\)/);
       assert.doesNotMatch(text, /Atlantic\/Canary/);
@@ -150,7 +151,9 @@ for (const target of databaseTargets()) {
       // 11:00 in the Canaries (UTC+0) is 06:00 in Bogotá (UTC−5), the same day.
       assert.match(text, /Cuándo:\s+martes,? 24 de noviembre de 2026, 11:00–12:00 \(hora de Canarias, UTC\+00:00\)/);
       assert.match(text, /En tu hora:\s+martes,? 24 de noviembre de 2026, 06:00–07:00 \([^)]*Colombia[^)]*, UTC-05:00\)/);
-      const [notice] = await mailTo('nadia@despacho.example').then((all) => all.filter((m) => (m.text ?? '').includes(intent.id)));
+      // The notice names the consultation by the short reference the person was given.
+      const c = await ctx.database.db.selectFrom('consultations').select('id').where('booking_intent_id', '=', intent.id).executeTakeFirstOrThrow();
+      const [notice] = await mailTo('nadia@despacho.example').then((all) => all.filter((m) => (m.text ?? '').includes(bookingReference(c.id))));
       assert.doesNotMatch(notice!.text ?? '', /06:00/);
 
       // A zone of the same wall-clock time as the lawyer's (Lisbon = the Canaries in winter), or one that is not a zone: no second line.

@@ -143,7 +143,8 @@ for (const target of databaseTargets()) {
       const live = byUid.get(`${kept.intentId}@consulta.test`)!;
       assert.equal(live.getFirstPropertyValue('status'), 'CONFIRMED');
       assert.equal(new ICAL.Event(live).startDate.toJSDate().toISOString(), '2026-11-24T11:00:00.000Z');
-      assert.match(String(live.getFirstPropertyValue('description')), new RegExp(person.email.replace('.', '\\.')));
+      assert.match(String(live.getFirstPropertyValue('description')), /Persona: /);
+      assert.ok(!String(live.getFirstPropertyValue('description')).includes(person.email), 'no email unless she turns that on');
       assert.ok(!events.some((e) => String(e.getFirstPropertyValue('uid')).startsWith(theirs.consultationId)), 'only hers');
       assert.equal(events.length, 2);
 

@@ -4,7 +4,7 @@
  * and write names the lawyer: another lawyer's consultation id finds nothing.
  */
 import { sql } from 'kysely';
-import type { ConsultationFormat, ConsultationRefundTable, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
+import type { ConsultationFormat, ConsultationRefundTable, LanguageAck, ConsultationStatus, PaymentAttemptTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
 export interface LawyerSelfRow {
@@ -50,6 +50,17 @@ export interface LawyerConsultationRow {
   format?: ConsultationFormat | null;
   note?: string | null;
   phone_e164?: string | null;
+  // -- who comes, as they booked (0034) --
+  /** The name they gave when booking (else `person_name`, their account's). */
+  booked_name?: string | null;
+  /** JSON array of ISO 639-1 codes. */
+  person_languages?: string | null;
+  language_ack?: LanguageAck | null;
+  note_language?: string | null;
+  /** Her meeting link (video consultations). */
+  video_url?: string | null;
+  /** Whether her feed may carry phone numbers and notes (0034; default off). */
+  feed_private_details?: number;
 }
 
 function base(db: Executor) {
@@ -87,6 +98,11 @@ function base(db: Executor) {
       'c.format',
       'c.note',
       'c.phone_e164',
+      'c.person_name as booked_name',
+      'c.person_languages',
+      'c.language_ack',
+      'c.note_language',
+      'l.video_url',
     ]);
 }
 
@@ -273,15 +289,25 @@ export async function setFeedTokenHash(db: Executor, lawyerId: string, tokenHash
     .execute();
 }
 
+/** Whether her bookings feed carries phone numbers and notes (0034: off until she turns it on). */
+export async function findFeedPrivateDetails(db: Executor, lawyerId: string): Promise<boolean> {
+  const row = await db.selectFrom('lawyers').select('feed_private_details').where('id', '=', lawyerId).executeTakeFirst();
+  return row?.feed_private_details === 1;
+}
+
+export async function setFeedPrivateDetails(db: Executor, lawyerId: string, on: boolean): Promise<void> {
+  await db.updateTable('lawyers').set({ feed_private_details: on ? 1 : 0 }).where('id', '=', lawyerId).execute();
+}
+
 export function findFeed(db: Executor, lawyerId: string): Promise<{ created_at: string; last_fetched_at: string | null } | undefined> {
   return db.selectFrom('lawyer_booking_feeds').select(['created_at', 'last_fetched_at']).where('lawyer_id', '=', lawyerId).executeTakeFirst();
 }
 
-export function findLawyerByFeedHash(db: Executor, tokenHash: string): Promise<(LawyerSelfRow & { last_fetched_at: string | null }) | undefined> {
+export function findLawyerByFeedHash(db: Executor, tokenHash: string): Promise<(LawyerSelfRow & { last_fetched_at: string | null; feed_private_details?: number }) | undefined> {
   return db
     .selectFrom('lawyer_booking_feeds as f')
     .innerJoin('lawyers as l', 'l.id', 'f.lawyer_id')
-    .select(['l.id', 'l.name', 'l.timezone', 'l.contact_email', 'f.last_fetched_at'])
+    .select(['l.id', 'l.name', 'l.timezone', 'l.contact_email', 'f.last_fetched_at', 'l.feed_private_details'])
     .where('f.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

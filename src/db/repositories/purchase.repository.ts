@@ -20,11 +20,11 @@ export async function saveIntentChoices(
   db: Executor,
   intentId: string,
   nowIso: string,
-  choices: { format: ConsultationFormat; note: string | null; phone_e164: string | null },
+  choices: { format: ConsultationFormat; note: string | null; phone_e164: string | null; note_language: string | null },
 ): Promise<boolean> {
   const result = await db
     .updateTable('booking_intents')
-    .set({ format: choices.format, note: choices.note, phone_e164: choices.phone_e164 })
+    .set({ format: choices.format, note: choices.note, phone_e164: choices.phone_e164, note_language: choices.note_language })
     .where('id', '=', intentId)
     .where('status', '=', 'pending')
     .where('expires_at', '>', nowIso)

@@ -31,6 +31,42 @@ export function listDateExceptions(db: Executor, lawyerIds: string[], fromDate: 
     .execute();
 }
 
+/** Each lawyer's autonomous community (her city's province's), for her region's holidays; absent: no city known. */
+export function listLawyerCommunities(db: Executor, lawyerIds: string[]): Promise<Array<{ lawyer_id: string; community: string | null }>> {
+  if (lawyerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('lawyers as l')
+    .leftJoin('cities as c', 'c.slug', 'l.city_slug')
+    .leftJoin('provinces as p', 'p.code', 'c.province_code')
+    .select(['l.id as lawyer_id', 'p.autonomous_community as community'])
+    .where('l.id', ...byLawyer(lawyerIds))
+    .execute();
+}
+
+/** Her holiday choices (0037) between two dates: holidays she opened, local ones she closed. */
+export function listHolidayChoices(db: Executor, lawyerIds: string[], fromDate: string, toDate: string): Promise<Array<{ lawyer_id: string; date: string; choice: 'open' | 'closed' }>> {
+  if (lawyerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('lawyer_holiday_choices')
+    .select(['lawyer_id', 'date', 'choice'])
+    .where('lawyer_id', ...byLawyer(lawyerIds))
+    .where('date', '>=', fromDate)
+    .where('date', '<=', toDate)
+    .execute();
+}
+
+export async function setHolidayChoice(db: Executor, lawyerId: string, date: string, choice: 'open' | 'closed', nowIso: string): Promise<void> {
+  await db
+    .insertInto('lawyer_holiday_choices')
+    .values({ lawyer_id: lawyerId, date, choice, created_at: nowIso })
+    .onConflict((oc) => oc.columns(['lawyer_id', 'date']).doUpdateSet({ choice, created_at: nowIso }))
+    .execute();
+}
+
+export async function deleteHolidayChoice(db: Executor, lawyerId: string, date: string): Promise<void> {
+  await db.deleteFrom('lawyer_holiday_choices').where('lawyer_id', '=', lawyerId).where('date', '=', date).execute();
+}
+
 export type OccupiedSlotRow = Pick<SlotHoldTable, 'lawyer_id' | 'slot_date' | 'start_time' | 'end_time' | 'status' | 'expires_at'> & { occupied_until: string | null };
 
 /**

@@ -458,7 +458,8 @@ export class BookingService {
       person: { email: user.email, locale: user.locale, zone: personZone },
       lawyer: { ...lawyer, city: lawyer.city_name },
       siteUrl: this.deps.config.siteUrl,
-      bought,
+      // The name they gave when booking, else their account's: the lawyer never gets the email as a name.
+      bought: bought ? { ...bought, person_name: bought.person_name || user.name || null } : bought,
     });
     return mail.enqueue(trx, mails);
   }

@@ -17,10 +17,11 @@ import { dateInZone, formatInZone, offsetMinutesAt, zonedToUtcMs } from '../dire
 import { buildIcs } from '../notify/ics.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
 import { quote } from './quote.ts';
-import type { ConsultationFormat } from '../../db/schema.ts';
+import type { ConsultationFormat, LanguageAck } from '../../db/schema.ts';
 import type { LawyerOfferRow } from '../../db/repositories/purchase.repository.ts';
 import { bookingReference, calendarLinks, formatPhone, nextStep, type NextStep } from './purchase.ts';
 import { personPolicy } from './policy.ts';
+import { whoComes, whoComesLines } from './who-comes.ts';
 
 export const RECEIPT_KIND = 'consultation_receipt';
 export const LAWYER_NOTICE_KIND = 'consultation_lawyer_notice';
@@ -54,6 +55,11 @@ export interface ConsultationMailFacts {
     note: string | null;
     phone_e164: string | null;
     offer: LawyerOfferRow | null;
+    /** Who comes (0034), as the hold kept it: the lawyer's notice names them, never by their email. */
+    person_name?: string | null;
+    person_languages?: string | null;
+    language_ack?: LanguageAck | null;
+    note_language?: string | null;
   };
 }
 
@@ -216,6 +222,10 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   // Lawyers practise in Spain and have no language setting: their notice is in Spanish.
   const n = messages('es').mail.lawyerNotice;
   const lawyerDay = formatDay(intent.slot_date, 'es');
+  const b = facts.bought;
+  const who = b
+    ? whoComes({ consultationId: b.consultationId, name: b.person_name, languages: b.person_languages, languageAck: b.language_ack, noteLanguage: b.note_language, format: b.format, phoneE164: b.phone_e164, note: b.note, videoUrl: b.offer?.video_url })
+    : null;
   const notice: OutgoingMail = {
     kind: LAWYER_NOTICE_KIND,
     to: lawyer.contact_email,
@@ -225,15 +235,17 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
       '',
       table([
         [n.when, n.whenValue(lawyerDay, start, end, zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, 'es'))],
-        [n.client, facts.person.email],
+        // Their contact address, labelled as one: the name is the line below ('Persona'), never the email.
+        [who ? messages('es').lawyerBookings.email : n.client, facts.person.email],
         [n.fee, euros(price.totalCents, 'es')],
         [`  ${n.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, 'es')],
         [`  ${n.payout}`, euros(price.lawyerPayoutCents, 'es')],
-        ...(facts.bought ? noticeRows(facts.bought) : []),
-        [n.reference, intent.id],
+        ...(who ? [] : [[n.reference, intent.id] as const]),
       ]),
+      // Who comes and how, the same lines as her portal and her feed (the notice is hers alone: the phone number too).
+      ...(who ? ['', ...whoComesLines(who, 'es', true)] : []),
       '',
-      ...(facts.bought?.note ? [`${messages('es').purchase.client.note}:`, '-----', facts.bought.note, '-----', ''] : []),
+      ...(b?.note ? [`${messages('es').purchase.client.note}:`, '-----', b.note, '-----', ''] : []),
       n.clientNote,
       '',
       `— ${n.signature}`,
@@ -284,10 +296,4 @@ export function nextStepText(step: NextStep, locale: Locale): string {
     default:
       return p.nextUnknown;
   }
-}
-
-/** The lawyer's notice: the format and, for a phone consultation, the number to call (in Spanish). */
-function noticeRows(b: NonNullable<ConsultationMailFacts['bought']>): Array<readonly [string, string]> {
-  const c = messages('es').purchase;
-  return [[c.client.format, b.format ? c.formats[b.format] : '—'], ...(b.phone_e164 ? ([[c.client.phone, formatPhone(b.phone_e164)]] as const) : [])];
 }

@@ -11,6 +11,8 @@ import type { Database } from '../../db/database.ts';
 import {
   findConsultationOfLawyer,
   findFeed,
+  findFeedPrivateDetails,
+  setFeedPrivateDetails,
   findLawyerByFeedHash,
   findLawyerOfUser,
   findRefundOfConsultation,
@@ -31,6 +33,7 @@ import { sha256 } from '../identity/session.service.ts';
 import { buildCalendar, type IcsEvent } from '../notify/ics.ts';
 import { consultationUid } from './consultation-mail.ts';
 import { quote, type Quote } from './quote.ts';
+import { whoComes, whoComesLines, type WhoComes } from './who-comes.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** 32 random bytes, base64url: the feed token's form (anything else is not looked up). */
@@ -57,6 +60,8 @@ export interface LawyerConsultation {
   person: { name: string | null; email: string };
   /** What the person chose on the hold page: the format, their number (phone), their note (third-party text: escaped on pages). */
   bought: { format: ConsultationFormat | null; phoneE164: string | null; note: string | null };
+  /** Who comes and how (who-comes.ts): their name and languages, the note's language, her meeting link, the 8-character reference. */
+  who: WhoComes;
   quote: Quote;
   /** The refund a cancellation started, when there is one. */
   refund: { status: 'pending' | 'succeeded' | 'failed'; amountCents: number } | null;
@@ -67,6 +72,21 @@ export interface LawyerConsultation {
 export interface FeedState {
   createdAt: string;
   lastFetchedAt: string | null;
+}
+
+/** Who comes, from a row: the name they gave when booking, else their account's; never their email. */
+function whoOf(row: LawyerConsultationRow): WhoComes {
+  return whoComes({
+    consultationId: row.id,
+    name: row.booked_name || row.person_name,
+    languages: row.person_languages,
+    languageAck: row.language_ack,
+    noteLanguage: row.note_language,
+    format: row.format,
+    phoneE164: row.phone_e164,
+    note: row.note,
+    videoUrl: row.video_url,
+  });
 }
 
 function at(row: LawyerConsultationRow, time: string): number {
@@ -89,6 +109,7 @@ export class LawyerConsultationsService {
 
   private view(row: LawyerConsultationRow, nowMs: number): LawyerConsultation {
     const start = at(row, row.start_time);
+    const who = whoOf(row);
     return {
       id: row.id,
       bookingIntentId: row.booking_intent_id,
@@ -101,7 +122,8 @@ export class LawyerConsultationsService {
       status: row.status,
       statusReason: row.status_reason,
       icsSequence: row.ics_sequence,
-      person: { name: row.person_name ? sanitizeShortText(row.person_name) : null, email: row.person_email },
+      person: { name: who.name, email: row.person_email },
+      who,
       bought: { format: row.format ?? null, phoneE164: row.phone_e164 ?? null, note: row.note ?? null },
       quote: quote(row),
       refund: null,
@@ -137,6 +159,16 @@ export class LawyerConsultationsService {
     if (c.status !== 'confirmed' && c.status !== 'held' && c.status !== 'no_show') throw conflict(`this consultation is ${c.status}`);
     const changed = await setOutcome(this.deps.database.db, { id: c.id, lawyerId, status: outcome, at: this.deps.clock.now().toISOString() });
     return { changed };
+  }
+
+  /** Whether her feed carries phone numbers, emails and notes (off by default). */
+  feedPrivateDetails(lawyerId: string): Promise<boolean> {
+    return findFeedPrivateDetails(this.deps.database.db, lawyerId);
+  }
+
+  /** Turns her feed's phone numbers, emails and notes on or off. */
+  async setFeedPrivateDetails(lawyerId: string, on: boolean): Promise<void> {
+    await setFeedPrivateDetails(this.deps.database.db, lawyerId, on);
   }
 
   /** Her feed's state (no token: it is not stored), or null before she made one. */
@@ -175,10 +207,11 @@ export class LawyerConsultationsService {
     if (!lawyer.last_fetched_at || now.getTime() - Date.parse(lawyer.last_fetched_at) >= TOUCH_EVERY_MS) await touchFeed(db, lawyer.id, now.toISOString());
     const since = new Date(now.getTime() - FEED_PAST_DAYS * 86_400_000).toISOString().slice(0, 10);
     const t = messages('es').lawyerBookings.feed;
+    const privateDetails = lawyer.feed_private_details === 1;
     const events: IcsEvent[] = (await listConsultationsOfLawyer(db, lawyer.id))
       .filter((r) => r.slot_date >= since)
       .map((r) => {
-        const person = r.person_name ? sanitizeShortText(r.person_name) : r.person_email;
+        const who = whoOf(r);
         const cancelled = r.status === 'cancelled_by_lawyer' || r.status === 'cancelled_by_person' || r.status === 'moved';
         return {
           uid: consultationUid(r.booking_intent_id, this.deps.siteUrl),
@@ -187,8 +220,16 @@ export class LawyerConsultationsService {
           startTime: r.start_time,
           endTime: r.end_time,
           timezone: r.lawyer_timezone,
-          summary: t.summary(person),
-          description: [t.person(person), t.email(r.person_email), t.status(t.statuses[r.status] ?? r.status), ...(r.status_reason ? [t.reason(sanitizeShortText(r.status_reason))] : []), t.reference(r.booking_intent_id)].join('\n'),
+          summary: t.summary(who.name ?? messages('es').lawyerBookings.noName),
+          // Phone numbers, emails and notes only when she turned that on: the address is a secret, but calendars get shared.
+          description: [
+            ...whoComesLines(who, 'es', privateDetails),
+            ...(privateDetails ? [t.email(r.person_email)] : []),
+            t.status(t.statuses[r.status] ?? r.status),
+            ...(r.status_reason ? [t.reason(sanitizeShortText(r.status_reason))] : []),
+            ...(privateDetails && who.note ? [`${messages('es').purchase.client.note}:`, who.note] : []),
+          ].join('\n'),
+          ...(who.meetingUrl && !cancelled ? { location: who.meetingUrl } : {}),
           url: `${this.deps.siteUrl}/lawyer/consultations/${r.id}`,
           status: cancelled ? ('CANCELLED' as const) : ('CONFIRMED' as const),
           sequence: r.ics_sequence,

@@ -9,6 +9,7 @@ import type { Database } from '../../db/database.ts';
 import { findIntentByToken } from '../../db/repositories/booking.repository.ts';
 import { findLawyerOffer, rememberIntentZone, saveIntentChoices, type LawyerOfferRow } from '../../db/repositories/purchase.repository.ts';
 import { mayConfirm } from './booking.service.ts';
+import { detectNoteLanguage } from './note-language.ts';
 import { validateChoices, type ChoiceInput, type ChoiceOutcome } from './purchase.ts';
 
 export type ChooseOutcome = { kind: 'saved' } | { kind: 'invalid'; errors: Extract<ChoiceOutcome, { ok: false }>['errors'] } | { kind: 'closed' } | { kind: 'not_found' };
@@ -32,7 +33,9 @@ export class PurchaseService {
     if (!offer) return { kind: 'not_found' };
     const checked = validateChoices(offer, input);
     if (!checked.ok) return { kind: 'invalid', errors: checked.errors };
-    return (await saveIntentChoices(db, intent.id, nowIso, checked.choices)) ? { kind: 'saved' } : { kind: 'closed' };
+    // The note's language is told once, when the note is stored: a label for the lawyer, never a translation.
+    const choices = { ...checked.choices, note_language: detectNoteLanguage(checked.choices.note) };
+    return (await saveIntentChoices(db, intent.id, nowIso, choices)) ? { kind: 'saved' } : { kind: 'closed' };
   }
 
   /** The visitor's zone (already validated), kept on a pending intent for the receipt, whichever provider confirms it. */

@@ -1,6 +1,7 @@
 /** The inputs of slot generation for a set of lawyers, read from the database (directory and booking alike). */
 import type { Executor } from '../../db/repositories/types.ts';
-import { listBusyIntervals, listDateExceptions, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
+import { listBusyIntervals, listDateExceptions, listHolidayChoices, listLawyerCommunities, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
+import { closedHolidayDates, regionOfCommunity } from '../lawyers/holidays.ts';
 import { offerOf, type DateException, type LawyerOffer, type LawyerSchedule, type OccupiedInterval, type WeeklyHours } from './slots.ts';
 import { addDays, zonedToUtcMs } from './zoned-time.ts';
 
@@ -20,11 +21,13 @@ export async function loadSchedules(
   const fromIso = `${addDays(fromDate, -1)}T00:00:00.000Z`;
   const toIso = `${addDays(toDate, 2)}T00:00:00.000Z`;
   // Holds of the day before and after matter too: a buffer reaches across midnight.
-  const [weekly, exceptions, occupied, busy] = await Promise.all([
+  const [weekly, exceptions, occupied, busy, communities, holidayChoices] = await Promise.all([
     listWeeklyHours(db, ids),
     listDateExceptions(db, ids, fromDate, toDate),
     listOccupiedSlots(db, ids, addDays(fromDate, -1), addDays(toDate, 1), new Date(nowMs).toISOString()),
     listBusyIntervals(db, ids, fromIso, toIso),
+    listLawyerCommunities(db, ids),
+    listHolidayChoices(db, ids, fromDate, toDate),
   ]);
   type Building = Omit<LawyerSchedule, 'weekly' | 'exceptions' | 'occupied' | 'firstHoldExpiryMs'> & { weekly: WeeklyHours[]; exceptions: Map<string, DateException[]>; occupied: OccupiedInterval[]; firstHoldExpiryMs: number };
   const out = new Map<string, Building>();
@@ -36,6 +39,16 @@ export async function loadSchedules(
     const list = s.exceptions.get(e.date);
     if (list) list.push(e);
     else s.exceptions.set(e.date, [e]);
+  }
+  // Holidays (docs/lawyers.md#holidays): a closed marker on each, unless she set that date's hours herself.
+  const choicesOf = new Map<string, Array<{ date: string; choice: 'open' | 'closed' }>>();
+  for (const c of holidayChoices) choicesOf.set(c.lawyer_id, [...(choicesOf.get(c.lawyer_id) ?? []), c]);
+  for (const { lawyer_id, community } of communities) {
+    const s = out.get(lawyer_id);
+    if (!s) continue;
+    for (const date of closedHolidayDates(regionOfCommunity(community), fromDate, toDate, choicesOf.get(lawyer_id) ?? [])) {
+      if (!s.exceptions.has(date)) s.exceptions.set(date, [{ date, start_time: null, end_time: null }]);
+    }
   }
   for (const o of occupied) {
     const s = out.get(o.lawyer_id);

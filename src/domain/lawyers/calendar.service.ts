@@ -20,6 +20,8 @@ import {
   updateLawyerCalendarSettings,
 } from '../../db/repositories/lawyer-portal.repository.ts';
 import { findLawyerRecord } from '../../db/repositories/lawyer-lifecycle.repository.ts';
+import { deleteHolidayChoice, listHolidayChoices, listLawyerCommunities, setHolidayChoice } from '../../db/repositories/schedule.repository.ts';
+import { holidaysBetween, regionOfCommunity } from './holidays.ts';
 import type { DB, LawyerTable } from '../../db/schema.ts';
 import { addDays, dateInZone, daysBetween } from '../directory/zoned-time.ts';
 import { invalidRequest, notFound, type FieldError } from '../errors.ts';
@@ -47,6 +49,12 @@ export interface CalendarView {
   week: Record<number, TimeRange[]>;
   /** Her overrides from today on: closed, or the ranges that replace the week's. */
   overrides: Array<{ date: string; closed: boolean; ranges: TimeRange[] }>;
+  /**
+   * Holidays from today to `lastDate` (docs/lawyers.md#holidays): her region's public ones (closed
+   * unless she opened them) and the local ones she closed. `region`: date-holidays' code, or null.
+   */
+  holidays: Array<{ date: string; name: string | null; kind: 'public' | 'local'; open: boolean }>;
+  region: string | null;
   /** Today in her zone: overrides may be set from here to `lastDate`. */
   today: string;
   lastDate: string;
@@ -142,7 +150,17 @@ export class CalendarService {
       if (e.start_time === null || e.end_time === null) o.closed = true;
       else o.ranges.push({ start: hm(e.start_time), end: hm(e.end_time) });
     }
+    const lastDate = addDays(today, row.horizon_days);
+    const [[place], choices] = await Promise.all([listLawyerCommunities(this.db, [lawyer.id]), listHolidayChoices(this.db, [lawyer.id], today, lastDate)]);
+    const region = regionOfCommunity(place?.community);
+    const chosen = new Map(choices.map((c) => [c.date, c.choice]));
+    const holidays: CalendarView['holidays'] = holidaysBetween(region, today, lastDate).map((h) => ({ date: h.date, name: h.name, kind: 'public' as const, open: chosen.get(h.date) === 'open' }));
+    const publicDates = new Set(holidays.map((h) => h.date));
+    for (const c of choices) if (c.choice === 'closed' && !publicDates.has(c.date)) holidays.push({ date: c.date, name: null, kind: 'local', open: false });
+    holidays.sort((a, b) => a.date.localeCompare(b.date));
     return {
+      holidays,
+      region,
       timezone: row.timezone,
       noticeMinutes: row.min_notice_minutes ?? this.deps.defaultNoticeMinutes ?? DEFAULT_NOTICE_MINUTES,
       bufferMinutes: row.buffer_minutes,
@@ -151,7 +169,7 @@ export class CalendarService {
       week,
       overrides,
       today,
-      lastDate: addDays(today, row.horizon_days),
+      lastDate,
     };
   }
 
@@ -209,6 +227,35 @@ export class CalendarService {
       return gone;
     });
     if (!removed) throw notFound('no such date override');
+    this.changed(lawyer.id);
+  }
+
+  /**
+   * One click on a holiday: `open` works a public holiday of her region after all, `close` closes a
+   * local holiday of her city (or closes an opened public one again), `reset` forgets her choice.
+   * From today to her horizon; the same listing and cache steps as every calendar write.
+   */
+  async holidayChoice(lawyer: LawyerTable, rawDate: unknown, rawAction: unknown): Promise<void> {
+    const row = (await findLawyerRecord(this.db, lawyer.id))!;
+    const date = str(rawDate);
+    const today = this.today(row.timezone);
+    const action = str(rawAction);
+    const errors: FieldError[] = [];
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date) errors.push({ pointer: '/date', detail: 'give a date' });
+    else if (date < today) errors.push({ pointer: '/date', detail: 'the date has passed; choose today or a later date' });
+    else if (daysBetween(today, date) > row.horizon_days) errors.push({ pointer: '/date', detail: `people may book at most ${row.horizon_days} days ahead; choose a date up to ${addDays(today, row.horizon_days)}` });
+    if (action !== 'open' && action !== 'close' && action !== 'reset') errors.push({ pointer: '/action', detail: 'open, close or reset' });
+    if (errors.length > 0) throw invalidRequest('the holiday has problems; fix the fields named', errors);
+    const [place] = await listLawyerCommunities(this.db, [lawyer.id]);
+    const isPublic = holidaysBetween(regionOfCommunity(place?.community), date, date).length > 0;
+    if (action === 'open' && !isPublic) throw invalidRequest('that date is not a public holiday where she works', [{ pointer: '/date', detail: 'not a public holiday in her region' }]);
+    const nowIso = this.deps.clock.now().toISOString();
+    await this.db.transaction().execute(async (tx) => {
+      // Closing a public holiday is its default: no row needed.
+      if (action === 'reset' || (action === 'close' && isPublic)) await deleteHolidayChoice(tx, lawyer.id, date);
+      else await setHolidayChoice(tx, lawyer.id, date, action === 'open' ? 'open' : 'closed', nowIso);
+      await afterLawyerWrite(tx, lawyer.id, nowIso, false);
+    });
     this.changed(lawyer.id);
   }
 

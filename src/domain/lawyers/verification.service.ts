@@ -34,6 +34,8 @@ import type { Actor } from '../access/types.ts';
 import { conflict, forbidden, invalidRequest, notFound, type FieldError } from '../errors.ts';
 import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
 import { recordOperatorAction } from '../operator/audit.ts';
+import { claimVerificationNotice, findNoticeTarget, listExpiringWithoutNotice } from '../../db/repositories/verification-notices.repository.ts';
+import { queueVerificationNotice } from './verification-notices.ts';
 import { checkShortText } from '../third-party-text.ts';
 import { barAssociationById, CENSUS_URL } from './bar-associations.ts';
 import { refreshListing, type ListingChange } from './listing.ts';
@@ -140,7 +142,6 @@ function requireText(raw: unknown, pointer: string, what: string): string {
 }
 
 /** Where a lawyer is written to: her account's address, else her contact address. */
-const lawyerAddress = (row: { contact_email: string | null }, accountEmail: string | null): string | null => accountEmail ?? row.contact_email;
 
 export class VerificationService {
   private readonly db: Kysely<DB>;
@@ -257,10 +258,14 @@ export class VerificationService {
           public_after: listing.after.listed,
         },
       });
-      return { lawyer: { ...row, status: 'verified', status_reason: null, updated_at: at }, verification: toRecord(record), listing };
+      // A renewal is a new cycle (its expiry): she hears of each verification once.
+      const mailIds = await queueVerificationNotice(tx, this.deps.mail, { lawyerId: row.id, kind: 'verified', cycle: record.expires_at, nowIso: at, expiresAt: record.expires_at });
+      return { lawyer: { ...row, status: 'verified', status_reason: null, updated_at: at }, verification: toRecord(record), listing, mailIds };
     });
     this.deps.caches?.directory?.invalidate();
-    return result;
+    if (result.mailIds.length > 0) await this.deps.mail.deliver(result.mailIds);
+    const { mailIds: _sent, ...out } = result;
+    return out;
   }
 
   /** Refuses an application with a reason, emailed to the applicant (Spanish and English). */
@@ -274,8 +279,7 @@ export class VerificationService {
       await setLawyerLifecycleStatus(tx, row.id, 'refused', reason, at);
       const listing = (await refreshListing(tx, row.id, at))!;
       await recordOperatorAction(tx, { at, by: op.by, action: 'lawyer.refuse', target: { type: 'lawyer', id: row.id, label: row.name }, details: { reason, public_before: listing.before.listed, public_after: listing.after.listed } });
-      const to = lawyerAddress(row, await this.accountEmail(tx, row.user_id));
-      const mailIds = to ? await this.deps.mail.enqueue(tx, [refusalMail(to, row.name, reason)]) : [];
+      const mailIds = await queueVerificationNotice(tx, this.deps.mail, { lawyerId: row.id, kind: 'refused', cycle: at, nowIso: at, reason });
       return { lawyer: { ...row, status: 'refused', status_reason: reason, updated_at: at }, mailIds };
     });
     if (mailIds.length > 0) await this.deps.mail.deliver(mailIds);
@@ -292,20 +296,23 @@ export class VerificationService {
     const reason = requireText(rawReason, '/reason', 'reason');
     const result = await this.db.transaction().execute(async (tx) => {
       const row = await this.lawyerOr404(tx, lawyerId);
-      if (row.status === 'suspended') return { lawyer: row, changed: false, listing: null };
+      if (row.status === 'suspended') return { lawyer: row, changed: false, listing: null, mailIds: [] as string[] };
       if (row.status !== 'verified') throw conflict(`only a verified lawyer can be suspended; this one is ${row.status}`);
       const at = this.now();
       await setLawyerLifecycleStatus(tx, row.id, 'suspended', reason, at);
       const listing = (await refreshListing(tx, row.id, at))!;
       await recordOperatorAction(tx, { at, by: op.by, action, target: { type: 'lawyer', id: row.id, label: row.name }, details: { reason, public_before: listing.before.listed, public_after: listing.after.listed } });
-      return { lawyer: { ...row, status: 'suspended', status_reason: reason, updated_at: at }, changed: true, listing };
+      const mailIds = await queueVerificationNotice(tx, this.deps.mail, { lawyerId: row.id, kind: 'suspended', cycle: at, nowIso: at, reason });
+      return { lawyer: { ...row, status: 'suspended', status_reason: reason, updated_at: at }, changed: true, listing, mailIds };
     });
+    const { mailIds: _mailIds, ...out } = result;
+    if (result.mailIds.length > 0) await this.deps.mail.deliver(result.mailIds);
     if (result.changed) {
       this.deps.caches?.directory?.invalidate();
       // After the commit: each cancellation is its own transaction (refund, email, time freed).
       await this.deps.consultations?.cancelAllUpcoming(result.lawyer.id);
     }
-    return result;
+    return out;
   }
 
   /** Lifts a suspension: she is verified again if her verification has not expired (else verify her anew). */
@@ -348,23 +355,38 @@ export class VerificationService {
     const until = new Date(now.getTime() + REMINDER_DAYS * DAY_MS).toISOString();
     let reminded = 0;
     const operators = await listOperators(this.db);
+    // The operators' reminder, 30 days before (claimed on the verification row).
     for (const due of await listDueReminders(this.db, nowIso, until, SWEEP_BATCH)) {
       const ids = await this.db.transaction().execute(async (tx) => {
         if (!(await claimReminder(tx, due.verification_id, nowIso))) return [];
-        const mails: OutgoingMail[] = [];
-        const to = due.user_email ?? due.contact_email;
-        if (to) mails.push(reminderMail(to, due.name, due.expires_at, 'lawyer'));
-        for (const o of operators) mails.push(reminderMail(o.email, due.name, due.expires_at, 'operator', due.lawyer_id));
-        return this.deps.mail.enqueue(tx, mails);
+        return this.deps.mail.enqueue(tx, operators.map((o) => reminderMail(o.email, due.name, due.expires_at, 'operator', due.lawyer_id)));
       });
-      if (ids.length > 0) {
-        reminded++;
-        await this.deps.mail.deliver(ids);
+      if (ids.length > 0) await this.deps.mail.deliver(ids);
+    }
+    // Hers, in her language, 30 and 7 days before (verification-notices.ts: each once, whatever runs at the same time).
+    // Within 7 days the 30-day one is not sent any more: one reminder, the nearer.
+    const in7 = new Date(now.getTime() + 7 * DAY_MS).toISOString();
+    for (const [kind, windowEnd] of [['expires_7', in7], ['expires_30', until]] as const) {
+      for (const due of await listExpiringWithoutNotice(this.db, kind, nowIso, windowEnd, SWEEP_BATCH)) {
+        const ids = await this.db.transaction().execute(async (tx) => {
+          if (kind === 'expires_7') await claimVerificationNotice(tx, { lawyer_id: due.lawyer_id, kind: 'expires_30', cycle: due.expires_at, created_at: nowIso });
+          return queueVerificationNotice(tx, this.deps.mail, { lawyerId: due.lawyer_id, kind, cycle: due.expires_at, nowIso, expiresAt: due.expires_at });
+        });
+        if (ids.length > 0) {
+          reminded++;
+          await this.deps.mail.deliver(ids);
+        }
       }
     }
     let expired = 0;
     for (const lawyerId of await listExpiredButVerified(this.db, nowIso, SWEEP_BATCH)) {
-      const change = await this.db.transaction().execute((tx) => refreshListing(tx, lawyerId, nowIso));
+      const { change, mailIds } = await this.db.transaction().execute(async (tx) => {
+        const change = await refreshListing(tx, lawyerId, nowIso);
+        if (!change || !change.before.verified || change.after.verified) return { change, mailIds: [] as string[] };
+        const target = await findNoticeTarget(tx, lawyerId);
+        return { change, mailIds: await queueVerificationNotice(tx, this.deps.mail, { lawyerId, kind: 'expired', cycle: target?.expires_at ?? nowIso, nowIso }) };
+      });
+      if (mailIds.length > 0) await this.deps.mail.deliver(mailIds);
       if (change && change.before.verified && !change.after.verified) {
         expired++;
         await this.deps.consultations?.cancelAllUpcoming(lawyerId);
@@ -381,33 +403,6 @@ export class VerificationService {
     }
     return { reminded, expired, finished };
   }
-}
-
-function refusalMail(to: string, name: string, reason: string): OutgoingMail {
-  return {
-    kind: 'lawyer_application_refused',
-    to,
-    subject: 'Tu solicitud en Consulta / Your application to Consulta',
-    text: [
-      `Hola, ${name}:`,
-      '',
-      'Hemos revisado tu solicitud para aparecer en Consulta y no podemos verificarla por ahora. El motivo:',
-      '',
-      reason,
-      '',
-      'Si puedes aclararlo, responde a este correo y la revisaremos de nuevo.',
-      '',
-      '---',
-      '',
-      `Hello ${name},`,
-      '',
-      'We reviewed your application to be listed on Consulta and cannot verify it for now. The reason:',
-      '',
-      reason,
-      '',
-      'If you can clear this up, reply to this email and we will review it again.',
-    ].join('\n'),
-  };
 }
 
 function reminderMail(to: string, name: string, expiresAt: string, who: 'lawyer' | 'operator', lawyerId?: string): OutgoingMail {

@@ -6,7 +6,9 @@
 import type { FeedState, LawyerConsultation, LawyerSelf } from '../../domain/booking/lawyer-consultations.service.ts';
 import { dayAndTime, euros, formatInstant, formatTime } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
-import { ClientChoices } from '../booking/purchase.tsx';
+import { languagesText } from '../../domain/booking/who-comes.ts';
+import { formatPhone } from '../../domain/booking/purchase.ts';
+import { languageName } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
 import { PortalLayout } from '../lawyer/portal.pages.tsx';
@@ -23,6 +25,65 @@ function StatusBadge({ ctx, status }: { ctx: SiteContext; status: string }) {
   return <span class={bad ? 'badge badge-bad' : status === 'confirmed' ? 'badge badge-ok' : 'badge'}>{ctx.t.lawyerBookings.statuses[status] ?? status}</span>;
 }
 
+/**
+ * Who comes and how (who-comes.ts): their languages, their mismatch answer, the format, the phone
+ * number, her meeting link, the note with its language as a label (the note is theirs, verbatim:
+ * `dir="auto"` and the detected `lang`), and the reference the person quotes.
+ */
+function Who({ ctx, who }: { ctx: SiteContext; who: LawyerConsultation['who'] }) {
+  const t = ctx.t.lawyerBookings;
+  const u = ctx.t.purchase;
+  return (
+    <dl class="facts who-comes">
+      {who.languages.length > 0 ? (
+        <>
+          <dt>{t.languagesLabel}</dt>
+          <dd>{t.reads(languagesText(ctx.locale, who.languages))}</dd>
+        </>
+      ) : null}
+      {who.languageAck ? (
+        <>
+          <dt>{t.ackLabel}</dt>
+          <dd>{t.ack[who.languageAck]}</dd>
+        </>
+      ) : null}
+      <dt>{u.client.format}</dt>
+      <dd>{who.format ? u.formats[who.format] : '—'}</dd>
+      {who.phoneE164 ? (
+        <>
+          <dt>{u.client.phone}</dt>
+          <dd dir="ltr">
+            <a href={`tel:${who.phoneE164}`}>{formatPhone(who.phoneE164)}</a>
+          </dd>
+        </>
+      ) : null}
+      {who.meetingUrl ? (
+        <>
+          <dt>{t.meetingLink}</dt>
+          <dd dir="ltr">
+            <a href={who.meetingUrl} rel="noopener noreferrer">{who.meetingUrl}</a>
+          </dd>
+        </>
+      ) : null}
+      <dt>{u.client.note}</dt>
+      <dd>
+        {who.noteLanguage ? <span class="badge note-language">{t.noteIn(languageName(ctx.locale, who.noteLanguage))}</span> : null}
+        {who.note ? (
+          <blockquote class="note" dir="auto" lang={who.noteLanguage ?? undefined}>
+            {who.note}
+          </blockquote>
+        ) : (
+          <span>{u.client.noNote}</span>
+        )}
+      </dd>
+      <dt>{t.reference}</dt>
+      <dd class="mono" dir="ltr">
+        {who.reference}
+      </dd>
+    </dl>
+  );
+}
+
 function List({ ctx, items, empty }: { ctx: SiteContext; items: LawyerConsultation[]; empty: string }) {
   const t = ctx.t.lawyerBookings;
   if (items.length === 0) return <p>{empty}</p>;
@@ -33,10 +94,13 @@ function List({ ctx, items, empty }: { ctx: SiteContext; items: LawyerConsultati
           <p class="key-title">
             <a href={`/lawyer/consultations/${c.id}`} aria-label={t.detailsOf(whenText(ctx, c))}>{whenText(ctx, c)}</a> <StatusBadge ctx={ctx} status={c.status} />
           </p>
+          <p class="person-name">
+            <strong>{c.person.name ?? t.noName}</strong>
+          </p>
           <div class="meta">
-            {c.person.name ?? t.noName} · <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
+            <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
           </div>
-          <ClientChoices ctx={ctx} bought={c.bought} />
+          <Who ctx={ctx} who={c.who} />
         </li>
       ))}
     </ul>
@@ -45,12 +109,15 @@ function List({ ctx, items, empty }: { ctx: SiteContext; items: LawyerConsultati
 
 export interface FeedBox {
   state: FeedState | null;
+  /** Whether the feed carries phone numbers, emails and notes (her switch; off by default). */
+  privateDetails: boolean;
   /** Right after making an address: shown this once. */
   fresh?: { https: string; webcal: string };
 }
 
 function Feed({ ctx, feed }: { ctx: SiteContext; feed: FeedBox }) {
-  const f = ctx.t.lawyerBookings.feed;
+  const t = ctx.t.lawyerBookings;
+  const f = t.feed;
   const when = (iso: string) => formatInstant(iso, 'Europe/Madrid', ctx.locale);
   return (
     <section aria-labelledby="feed-title">
@@ -78,6 +145,15 @@ function Feed({ ctx, feed }: { ctx: SiteContext; feed: FeedBox }) {
       <PostForm ctx={ctx} action="/lawyer/consultations/feed" once>
         {feed.state ? <p class="hint">{f.rotateNote}</p> : null}
         <button type="submit" class="secondary">{feed.state ? f.rotate : f.make}</button>
+      </PostForm>
+      <h3 id="feed-private-title">{t.privateTitle}</h3>
+      <p id="feed-private-text">{t.privateText}</p>
+      <PostForm ctx={ctx} action="/lawyer/consultations/feed/private">
+        <div class="field checkbox">
+          <input type="checkbox" id="f-private-details" name="private_details" value="on" checked={feed.privateDetails} aria-describedby="feed-private-text" />
+          <label for="f-private-details">{t.privateLabel}</label>
+        </div>
+        <button type="submit" class="secondary">{t.save}</button>
       </PostForm>
     </section>
   );
@@ -152,7 +228,7 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
           <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
         </dd>
       </dl>
-      <ClientChoices ctx={ctx} bought={c.bought} />
+      <Who ctx={ctx} who={c.who} />
       <dl class="facts">
         <dt>{t.fee}</dt>
         <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
@@ -166,8 +242,6 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
             </dd>
           </>
         ) : null}
-        <dt>{t.reference}</dt>
-        <dd class="mono">{c.bookingIntentId}</dd>
       </dl>
       {cancellable ? (
         <section aria-labelledby="cancel-title">

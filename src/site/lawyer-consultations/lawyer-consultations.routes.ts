@@ -23,8 +23,19 @@ export function lawyerConsultationsArea({ consultations, cancellation, portal }:
     site.get<{ Querystring: { done?: string } }>('/lawyer/consultations', hidden, async (request, reply) => {
       const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
-      const [{ upcoming, past }, feed] = await Promise.all([consultations.list(lawyer.id), consultations.feed(lawyer.id)]);
-      return reply.header('cache-control', 'private, no-store').page(h(LawyerConsultationsPage, { ctx: request.site, lawyer, upcoming, past, feed: { state: feed }, done: text(request.query.done, 20) || undefined }));
+      const [{ upcoming, past }, feed, privateDetails] = await Promise.all([consultations.list(lawyer.id), consultations.feed(lawyer.id), consultations.feedPrivateDetails(lawyer.id)]);
+      return reply
+        .header('cache-control', 'private, no-store')
+        .page(h(LawyerConsultationsPage, { ctx: request.site, lawyer, upcoming, past, feed: { state: feed, privateDetails }, done: text(request.query.done, 20) || undefined }));
+    });
+
+    // Her feed's phone numbers, emails and notes: on only when the checkbox is sent checked (an unchecked box sends nothing).
+    site.post<{ Body: Body }>('/lawyer/consultations/feed/private', hidden, async (request, reply) => {
+      const lawyer = await requireLawyer(request, reply, portal);
+      if (!lawyer) return reply;
+      const on = (request.body ?? {}).private_details === 'on';
+      await consultations.setFeedPrivateDetails(lawyer.id, on);
+      return reply.code(303).redirect(`/lawyer/consultations?done=${on ? 'privateOn' : 'privateOff'}#feed-private-title`);
     });
 
     // A new feed address: shown in the answer to this POST only (it is not stored), never in a URL.
@@ -32,10 +43,10 @@ export function lawyerConsultationsArea({ consultations, cancellation, portal }:
       const lawyer = await requireLawyer(request, reply, portal);
       if (!lawyer) return reply;
       const { token } = await consultations.rotateFeed(lawyer.id);
-      const [{ upcoming, past }, feed] = await Promise.all([consultations.list(lawyer.id), consultations.feed(lawyer.id)]);
+      const [{ upcoming, past }, feed, privateDetails] = await Promise.all([consultations.list(lawyer.id), consultations.feed(lawyer.id), consultations.feedPrivateDetails(lawyer.id)]);
       return reply
         .header('cache-control', 'private, no-store')
-        .page(h(LawyerConsultationsPage, { ctx: request.site, lawyer, upcoming, past, feed: { state: feed, fresh: consultations.feedUrls(token) }, done: 'feed' }));
+        .page(h(LawyerConsultationsPage, { ctx: request.site, lawyer, upcoming, past, feed: { state: feed, privateDetails, fresh: consultations.feedUrls(token) }, done: 'feed' }));
     });
 
     // The feed: no session, no cookies needed; the token is the capability. Unknown or rotated → 404.

@@ -135,6 +135,46 @@ export function CalendarPage({
         </button>
       </PostForm>
 
+      <section aria-labelledby="holidays" class="overrides holidays">
+        <h2 id="holidays">{p.holidaysTitle}</h2>
+        <p>{p.holidaysIntro}</p>
+        {view.holidays.length === 0 ? (
+          <p>{p.holidaysNone}</p>
+        ) : (
+          <ul class="override-list">
+            {view.holidays.map((hol) => {
+              const day = formatDay(hol.date, locale);
+              const action = hol.kind === 'local' ? 'reset' : hol.open ? 'close' : 'open';
+              return (
+                <li>
+                  <span>
+                    <strong>{day}</strong>
+                    {hol.name ? <span lang="es"> · {hol.name}</span> : null}: {hol.kind === 'local' ? p.holidayLocal : hol.open ? p.holidayOpen : p.holidayClosed}
+                  </span>
+                  <PostForm ctx={ctx} action="/lawyer/calendar/holidays">
+                    <input type="hidden" name="date" value={hol.date} />
+                    <input type="hidden" name="action" value={action} />
+                    <button type="submit" class="secondary">
+                      {action === 'open' ? p.holidayOpenButton : action === 'close' ? p.holidayCloseButton : p.holidayRemoveButton}
+                      <span class="visually-hidden"> {day}</span>
+                    </button>
+                  </PostForm>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        <PostForm ctx={ctx} action="/lawyer/calendar/holidays" class="join-form" novalidate>
+          <input type="hidden" name="action" value="close" />
+          <div class="field">
+            <label for="f-holiday-date">{p.holidayLocalDate}</label>
+            <input id="f-holiday-date" name="date" type="date" min={view.today} max={view.lastDate} aria-describedby="f-holiday-hint" />
+            <span class="hint" id="f-holiday-hint">{p.holidayLocalHint}</span>
+          </div>
+          <button type="submit">{p.holidayLocalAdd}</button>
+        </PostForm>
+      </section>
+
       <section aria-labelledby="overrides" class="overrides">
         <h2 id="overrides">{p.overridesTitle}</h2>
         <p>{p.overridesIntro.replace('{last}', lastDay)}</p>

@@ -77,7 +77,7 @@ function formErrors(err: unknown, messages: Record<string, string>, fill: (field
   return errors;
 }
 
-const SAVED = ['1', 'photo', 'photo-removed', 'date', 'date-removed'] as const;
+const SAVED = ['1', 'photo', 'photo-removed', 'date', 'date-removed', 'holiday'] as const;
 
 export function lawyerPortalArea({ portal, calendar }: { portal: PortalService; calendar: CalendarService }) {
   return async (site: FastifyInstance) => {
@@ -85,7 +85,7 @@ export function lawyerPortalArea({ portal, calendar }: { portal: PortalService; 
       const saved = (request.query as Record<string, unknown>).saved;
       const p = request.site.t.portal;
       if (!SAVED.includes(saved as (typeof SAVED)[number])) return null;
-      return saved === 'photo' ? p.photoSaved : saved === 'photo-removed' ? p.photoRemoved : saved === 'date' ? p.overrideSaved : saved === 'date-removed' ? p.overrideRemoved : p.saved;
+      return saved === 'photo' ? p.photoSaved : saved === 'photo-removed' ? p.photoRemoved : saved === 'date' ? p.overrideSaved : saved === 'date-removed' ? p.overrideRemoved : saved === 'holiday' ? p.holidaySaved : p.saved;
     };
 
     site.get('/lawyer', { schema: { hide: true } }, async (request, reply) => {
@@ -239,6 +239,15 @@ export function lawyerPortalArea({ portal, calendar }: { portal: PortalService; 
         const overrideErrors = formErrors(err, request.site.t.portal.invalid, (field, _pointer, message) => [field, message.replace('{last}', last)]);
         return calendarPage(request, reply, lawyer, { override, overrideErrors, status: 422 });
       }
+    });
+
+    // One click on a holiday (open it, close it again, or a local one added or removed); bad input is the 400 page.
+    site.post('/lawyer/calendar/holidays', { schema: { hide: true } }, async (request, reply) => {
+      const lawyer = await requireLawyer(request, reply, portal);
+      if (!lawyer) return reply;
+      const body = (request.body ?? {}) as Body;
+      await calendar.holidayChoice(lawyer, text(body.date, 20), text(body.action, 10));
+      return reply.code(303).redirect('/lawyer/calendar?saved=holiday#holidays');
     });
 
     site.post('/lawyer/calendar/overrides/remove', { schema: { hide: true } }, async (request, reply) => {
