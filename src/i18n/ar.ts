@@ -271,6 +271,8 @@ export const ar: PeopleMessages = {
       `طلبات رموز كثيرة جدًا: يمكنك طلب رمز جديد بعد ${count(minutes, { one: 'دقيقة واحدة', two: 'دقيقتين', few: '# دقائق', many: '# دقيقة', other: '# دقيقة' })}. الرمز المُرسل سابقًا ما زال صالحًا حتى تنتهي مدته.`,
     summary: 'ملخص الطلب',
     consultationWith: (name: string) => `استشارة مع ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'التفاصيل',
     total: 'الإجمالي',
     cardBrand: 'نوع البطاقة',
     errorSummary: 'تحقق من بيانات البطاقة',

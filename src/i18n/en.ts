@@ -239,6 +239,8 @@ export const en = {
     resendTooMany: (minutes: number) => `Too many codes asked for: you can ask for a new one in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}. The code already sent still works until it expires.`,
     summary: 'Order summary',
     consultationWith: (name: string) => `Consultation with ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Details',
     total: 'Total',
     cardBrand: 'Card type',
     errorSummary: 'Check the card details',

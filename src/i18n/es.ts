@@ -235,6 +235,8 @@ export const es: Messages = {
     resendTooMany: (minutes: number) => `Has pedido demasiados códigos: podrás pedir otro dentro de ${minutes === 1 ? '1 minuto' : `${minutes} minutos`}. El código ya enviado sigue valiendo hasta que caduque.`,
     summary: 'Resumen del pedido',
     consultationWith: (name: string) => `Consulta con ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Detalles',
     total: 'Total',
     cardBrand: 'Tipo de tarjeta',
     errorSummary: 'Revisa los datos de la tarjeta',

@@ -244,6 +244,8 @@ export const fr = {
     resendTooMany: (minutes: number) => `Trop de codes demandés\u00a0: vous pourrez en demander un nouveau dans ${count(minutes, { one: '# minute', other: '# minutes' })}. Le code déjà envoyé reste valable jusqu’à son expiration.`,
     summary: 'Récapitulatif',
     consultationWith: (name: string) => `Consultation avec ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Détails',
     total: 'Total',
     cardBrand: 'Type de carte',
     errorSummary: 'Vérifiez les données de la carte',

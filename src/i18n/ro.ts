@@ -246,6 +246,8 @@ export const ro: PeopleMessages = {
       `Ați cerut prea multe coduri: puteți cere unul nou peste ${count(minutes, { one: '# minut', few: '# minute', other: '# de minute' })}. Codul deja trimis funcționează până expiră.`,
     summary: 'Rezumatul comenzii',
     consultationWith: (name: string) => `Consultație: ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Detalii',
     total: 'Total',
     cardBrand: 'Tipul cardului',
     errorSummary: 'Verificați datele cardului',

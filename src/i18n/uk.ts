@@ -245,6 +245,8 @@ export const uk: PeopleMessages = {
       `Забагато запитів на код: новий можна буде попросити через ${count(minutes, { one: '# хвилину', few: '# хвилини', many: '# хвилин', other: '# хвилини' })}. Уже надісланий код діє, доки не мине його термін.`,
     summary: 'Підсумок замовлення',
     consultationWith: (name: string) => `Консультація: ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Подробиці',
     total: 'Разом',
     cardBrand: 'Тип картки',
     errorSummary: 'Перевірте дані картки',
