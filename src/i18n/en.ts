@@ -248,6 +248,8 @@ export const en = {
     resendTooMany: (minutes: number) => `Too many codes asked for: you can ask for a new one in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}. The code already sent still works until it expires.`,
     summary: 'Order summary',
     consultationWith: (name: string) => `Consultation with ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Details',
     total: 'Total',
     cardBrand: 'Card type',
     errorSummary: 'Check the card details',
@@ -1913,7 +1915,7 @@ export const en = {
   policy: {
     title: 'Cancellation policy',
     summary: 'Free cancellation up to 24 hours before the start, with a full refund. Later there is no refund, unless the lawyer decides to refund.',
-    move: 'You can move it to another free time with the same lawyer up to 24 hours before the start; the payment is kept.',
+    move: 'You can move it to another free time with the same lawyer up to 24 hours before the start, twice at most; the payment is kept.',
     freeUntil: (when: string) => `Free cancellation until ${when}.`,
     late: 'It starts in less than 24 hours: if you cancel now, you will not be refunded.',
   },
@@ -2017,6 +2019,13 @@ export const en = {
     moveTo: (day: string, time: string) => `Move it to ${day}, ${time}`,
     taken: 'That time was taken a moment ago, or is no longer free. Your consultation keeps its time; choose another one.',
     noTimes: 'No free times this week.',
+    confirmMoveHeading: 'Check the new time',
+    moveFromTo: (from: string, to: string) => `Move it from ${from} to ${to}?`,
+    confirmMove: 'Yes, move it',
+    otherTime: 'Choose another time',
+    alreadyMoved: 'It was already moved — from another window, or by a second tap — so nothing more was changed. Its time is the one shown here.',
+    lastMove: 'After this move it cannot be moved again (two moves at most); to change it then, cancel it and book again.',
+    limitReached: 'It has already been moved twice, the most allowed. To change it again, cancel it — refunded in full until 24 hours before the start — and book another time.',
     mail: {
       cancelledSubject: (lawyer: string, when: string) => `Cancelled: your consultation with ${lawyer}, ${when}`,
       cancelledIntro: 'You have cancelled your consultation. Here is what happens next.',

@@ -244,6 +244,8 @@ export const es: Messages = {
     resendTooMany: (minutes: number) => `Has pedido demasiados códigos: podrás pedir otro dentro de ${minutes === 1 ? '1 minuto' : `${minutes} minutos`}. El código ya enviado sigue valiendo hasta que caduque.`,
     summary: 'Resumen del pedido',
     consultationWith: (name: string) => `Consulta con ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Detalles',
     total: 'Total',
     cardBrand: 'Tipo de tarjeta',
     errorSummary: 'Revisa los datos de la tarjeta',
@@ -1878,7 +1880,7 @@ export const es: Messages = {
   policy: {
     title: 'Política de cancelación',
     summary: 'Cancelación gratuita hasta 24 horas antes del inicio, con reembolso completo. Después no hay reembolso, salvo que el despacho decida devolverlo.',
-    move: 'Puedes cambiarla a otra hora libre del mismo despacho hasta 24 horas antes del inicio; el pago se mantiene.',
+    move: 'Puedes cambiarla a otra hora libre del mismo despacho hasta 24 horas antes del inicio, dos veces como máximo; el pago se mantiene.',
     freeUntil: (when: string) => `Cancelación gratuita hasta el ${when}.`,
     late: 'Empieza en menos de 24 horas: si cancelas ahora, no se te devolverá el importe.',
   },
@@ -1982,6 +1984,13 @@ export const es: Messages = {
     moveTo: (day: string, time: string) => `Cambiarla al ${day}, ${time}`,
     taken: 'Esa hora se acaba de reservar o ya no está libre. Tu consulta mantiene su hora; elige otra.',
     noTimes: 'No hay horas libres esta semana.',
+    confirmMoveHeading: 'Comprueba la nueva hora',
+    moveFromTo: (from: string, to: string) => `¿Cambiarla de ${from} a ${to}?`,
+    confirmMove: 'Sí, cambiarla',
+    otherTime: 'Elegir otra hora',
+    alreadyMoved: 'Ya se había cambiado —desde otra ventana o con un segundo toque—, así que no se ha cambiado nada más. Su hora es la que ves aquí.',
+    lastMove: 'Después de este cambio ya no se podrá cambiar otra vez (dos cambios como máximo); para cambiarla entonces, cancélala y reserva de nuevo.',
+    limitReached: 'Ya se ha cambiado dos veces, el máximo. Para cambiarla otra vez, cancélala (con reembolso completo hasta 24 horas antes del inicio) y reserva otra hora.',
     mail: {
       cancelledSubject: (lawyer: string, when: string) => `Cancelada: tu consulta con ${lawyer}, ${when}`,
       cancelledIntro: 'Has cancelado tu consulta. Esto es lo que pasa ahora.',

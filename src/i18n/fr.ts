@@ -253,6 +253,8 @@ export const fr = {
     resendTooMany: (minutes: number) => `Trop de codes demandés\u00a0: vous pourrez en demander un nouveau dans ${count(minutes, { one: '# minute', other: '# minutes' })}. Le code déjà envoyé reste valable jusqu’à son expiration.`,
     summary: 'Récapitulatif',
     consultationWith: (name: string) => `Consultation avec ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Détails',
     total: 'Total',
     cardBrand: 'Type de carte',
     errorSummary: 'Vérifiez les données de la carte',
@@ -736,7 +738,7 @@ export const fr = {
   policy: {
     title: 'Conditions d’annulation',
     summary: 'Annulation gratuite jusqu’à 24 heures avant le début, avec remboursement intégral. Ensuite, aucun remboursement, sauf si l’avocate ou l’avocat décide de rembourser.',
-    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début ; le paiement est conservé.',
+    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début, deux fois au plus ; le paiement est conservé.',
     freeUntil: (when: string) => `Annulation gratuite jusqu’au ${when}.`,
     late: 'Elle commence dans moins de 24 heures : si vous annulez maintenant, le montant ne vous sera pas remboursé.',
   },
@@ -840,6 +842,13 @@ export const fr = {
     moveTo: (day: string, time: string) => `La déplacer au ${day}, ${time}`,
     taken: 'Ce créneau vient d’être pris ou n’est plus libre. Votre consultation garde son horaire\u00a0; choisissez-en un autre.',
     noTimes: 'Aucun créneau libre cette semaine.',
+    confirmMoveHeading: 'Vérifiez le nouvel horaire',
+    moveFromTo: (from: string, to: string) => `La déplacer de ${from} à ${to}\u00a0?`,
+    confirmMove: 'Oui, la déplacer',
+    otherTime: 'Choisir un autre horaire',
+    alreadyMoved: 'Elle avait déjà été déplacée — depuis une autre fenêtre ou par un second appui —, donc rien d’autre n’a été modifié. Son horaire est celui indiqué ici.',
+    lastMove: 'Après ce déplacement, elle ne pourra plus être déplacée (deux déplacements au plus)\u00a0; pour la changer ensuite, annulez-la et réservez de nouveau.',
+    limitReached: 'Elle a déjà été déplacée deux fois, le maximum. Pour la changer encore, annulez-la (remboursement intégral jusqu’à 24 heures avant le début) et réservez un autre horaire.',
     mail: {
       cancelledSubject: (lawyer: string, when: string) => `Annulée\u00a0: votre consultation avec ${lawyer}, ${when}`,
       cancelledIntro: 'Vous avez annulé votre consultation. Voici la suite.',

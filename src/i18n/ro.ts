@@ -255,6 +255,8 @@ export const ro: PeopleMessages = {
       `Ați cerut prea multe coduri: puteți cere unul nou peste ${count(minutes, { one: '# minut', few: '# minute', other: '# de minute' })}. Codul deja trimis funcționează până expiră.`,
     summary: 'Rezumatul comenzii',
     consultationWith: (name: string) => `Consultație: ${name}`,
+    /** The payment page's one-line summary opens on this (a <details>). */
+    details: 'Detalii',
     total: 'Total',
     cardBrand: 'Tipul cardului',
     errorSummary: 'Verificați datele cardului',
@@ -758,7 +760,7 @@ export const ro: PeopleMessages = {
   policy: {
     title: 'Politica de anulare',
     summary: 'Anulare gratuită până cu 24 de ore înainte de început, cu rambursare integrală. După aceea nu există rambursare, cu excepția cazului în care avocatul decide să ramburseze.',
-    move: 'O puteți muta la altă oră liberă la același avocat până cu 24 de ore înainte de început; plata se păstrează.',
+    move: 'O puteți muta la altă oră liberă la același avocat până cu 24 de ore înainte de început, de cel mult două ori; plata se păstrează.',
     freeUntil: (when: string) => `Anulare gratuită până la ${when}.`,
     late: 'Începe în mai puțin de 24 de ore: dacă anulați acum, nu veți primi banii înapoi.',
   },
@@ -862,6 +864,13 @@ export const ro: PeopleMessages = {
     moveTo: (day: string, time: string) => `Mut-o pe ${day}, ${time}`,
     taken: 'Ora aceasta tocmai a fost rezervată sau nu mai este liberă. Consultația ta își păstrează ora; alege alta.',
     noTimes: 'Nicio oră liberă săptămâna aceasta.',
+    confirmMoveHeading: 'Verificați noua oră',
+    moveFromTo: (from: string, to: string) => `O mutați de la ${from} la ${to}?`,
+    confirmMove: 'Da, mutați-o',
+    otherTime: 'Alegeți altă oră',
+    alreadyMoved: 'A fost deja mutată — din altă fereastră sau printr-o a doua atingere —, așa că nu s-a mai schimbat nimic. Ora ei este cea afișată aici.',
+    lastMove: 'După această mutare nu va mai putea fi mutată (cel mult două mutări); pentru a o schimba apoi, anulați-o și rezervați din nou.',
+    limitReached: 'A fost deja mutată de două ori, maximul permis. Pentru a o schimba din nou, anulați-o (cu rambursare integrală până cu 24 de ore înainte de început) și rezervați altă oră.',
     mail: {
       cancelledSubject: (lawyer: string, when: string) => `Anulată: consultația ta cu ${lawyer}, ${when}`,
       cancelledIntro: 'Ți-ai anulat consultația. Iată ce urmează.',

@@ -15,6 +15,7 @@ import { BookingIntentSchema, InitiateResponseSchema } from '../contract/booking
 import type { Config } from '../config.ts';
 import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booking/booking.service.ts';
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
+import { MAX_MOVES } from '../domain/booking/policy.ts';
 import type { DirectoryService } from '../domain/directory/directory.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
 import { invalidRequest, notFound } from '../domain/errors.ts';
@@ -160,7 +161,9 @@ function cancellationPolicy(c: Consultation, siteUrl: string) {
   const policy = messages('en').policy;
   const now = p.canMove
     ? `Until ${p.freeUntil} the person can cancel it with a full refund, or move it to another free time of the same lawyer (the payment is kept). After that, cancelling is possible until the start but not refunded, and it can no longer be moved.`
-    : p.canCancelWithoutRefund
+    : p.canCancelWithRefund
+      ? `It was moved ${MAX_MOVES} times already, the most allowed: until ${p.freeUntil} the person can cancel it with a full refund and book again; after that, cancelling is possible until the start but not refunded.`
+      : p.canCancelWithoutRefund
       ? `It starts in less than 24 hours (the free period ended at ${p.freeUntil}): the person can still cancel it until ${c.startsAt}, without a refund unless the lawyer decides to refund; it can no longer be moved.`
       : 'Nothing can be changed any more: it has started or ended, or is no longer confirmed.';
   return {

@@ -7,14 +7,17 @@
  * cancellations → one refund; a move takes the new time and frees the old one, keeps the payment and
  * the intent untouched, and mails the updated invitation (PUBLISH, same UID, higher SEQUENCE);
  * RACE: a move against another person's hold of the same time — exactly one wins and the loser
- * keeps what it had; a move under 24 hours, to a time that is not free, or of someone else's
+ * keeps what it had; six concurrent moves from one page — exactly one applies, one pair of emails;
+ * at most MAX_MOVES moves; a move under 24 hours, to a time that is not free, or of someone else's
  * consultation is refused.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import ICAL from 'ical.js';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { PersonChangeService } from '../../src/domain/booking/person-change.service.ts';
+import { MOVE_KIND, MOVE_LAWYER_KIND, PersonChangeService } from '../../src/domain/booking/person-change.service.ts';
+import { MAX_MOVES } from '../../src/domain/booking/policy.ts';
+import { moveIfUnchanged } from '../../src/db/repositories/lawyer-consultations.repository.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { GOOD_CARD, ScriptedCardProvider, attemptsOf, hold } from '../payments/support.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
@@ -28,6 +31,8 @@ import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 const THU = '2026-11-26';
 const FRI = '2026-11-27';
 const MON = '2026-11-30';
+const WED = '2026-11-25';
+const DEC1 = '2026-12-01';
 const TUE = '2026-11-24'; // 10:00 Madrid = 09:00Z, 25 hours after the test clock's start
 
 for (const target of databaseTargets()) {
@@ -232,6 +237,50 @@ for (const target of databaseTargets()) {
         }
       }
       assert.equal(rounds.length, 3);
+    });
+
+    it('RACE: six concurrent moves confirmed on the same page — exactly one applies (one pair of emails), the others are already_moved', async () => {
+      const b = await booked(WED, '09');
+      const lawyerMail = `lucia-${target.name}@despacho.example`;
+      const kinds = async () => (await ctx.database.db.selectFrom('mail_outbox').select(['kind', 'recipient']).where('kind', 'in', [MOVE_KIND, MOVE_LAWYER_KIND]).where('recipient', 'in', [b.email, lawyerMail]).execute()).map((m) => `${m.kind} ${m.recipient}`);
+      const before = (await kinds()).length;
+      const seen = { date: WED, start_time: '09:00:00', moveCount: 0 };
+      const svc = service(new ScriptedCardProvider(ctx.clock));
+      // Different targets and the same one twice: the guard is the consultation, not the time.
+      const results = await Promise.all(['10', '11', '12', '13', '10', '11'].map((h) => svc.move(b.userId, b.consultationId, slot(WED, h), seen)));
+      const outcomes = results.map((r) => r.outcome).sort();
+      assert.deepEqual(outcomes, ['already_moved', 'already_moved', 'already_moved', 'already_moved', 'already_moved', 'moved']);
+      const won = results.find((r) => r.outcome === 'moved')!;
+      assert.equal(won.outcome, 'moved');
+      const c = await consultation(b.consultationId);
+      assert.deepEqual([c.start_time, c.move_count, c.ics_sequence, c.moved_from_start_time], [won.to.start_time, 1, 1, '09:00:00']);
+      const mine = await ctx.database.db.selectFrom('slot_holds').select('start_time').where('booking_intent_id', '=', b.intentId).execute();
+      assert.deepEqual(mine.map((h) => h.start_time), [won.to.start_time], 'one time held');
+      const sent = (await kinds()).slice(before);
+      assert.deepEqual(sent.sort(), [`${MOVE_LAWYER_KIND} ${lawyerMail}`, `${MOVE_KIND} ${b.email}`].sort(), 'one pair of emails');
+    });
+
+    it(`the cap: at most ${MAX_MOVES} moves, then not_allowed 'limit' (cancel and book again); a stale page is already_moved`, async () => {
+      const b = await booked(DEC1, '09');
+      const svc = service(new ScriptedCardProvider(ctx.clock));
+      const first = await svc.move(b.userId, b.consultationId, slot(DEC1, '11'), { date: DEC1, start_time: '09:00:00', moveCount: 0 });
+      assert.equal(first.outcome, 'moved');
+      // The first page again (another tab): already moved, nothing done.
+      assert.deepEqual(await svc.move(b.userId, b.consultationId, slot(DEC1, '12'), { date: DEC1, start_time: '09:00:00', moveCount: 0 }), { outcome: 'already_moved' });
+      const second = await svc.move(b.userId, b.consultationId, slot(DEC1, '09'), { date: DEC1, start_time: '11:00:00', moveCount: 1 });
+      assert.equal(second.outcome, 'moved', 'back to its first time: a second move');
+      // Back at the first time, a page from before the first move still does not apply (the count differs).
+      assert.deepEqual(await svc.move(b.userId, b.consultationId, slot(DEC1, '12'), { date: DEC1, start_time: '09:00:00', moveCount: 0 }), { outcome: 'already_moved' });
+      assert.deepEqual(await svc.move(b.userId, b.consultationId, slot(DEC1, '12'), { date: DEC1, start_time: '09:00:00', moveCount: 2 }), { outcome: 'not_allowed', reason: 'limit' });
+      assert.equal((await svc.policyFor(b.userId, b.consultationId))?.canMove, false);
+      assert.equal((await svc.policyFor(b.userId, b.consultationId))?.canCancelWithRefund, true, 'it can still be cancelled with a refund');
+      const c = await consultation(b.consultationId);
+      assert.deepEqual([c.slot_date, c.start_time, c.move_count, c.ics_sequence], [DEC1, '09:00:00', 2, 2]);
+      // The database's guard holds on its own too: a third move written straight at the repository changes nothing.
+      const third = await ctx.database.db.transaction().execute((tx) =>
+        moveIfUnchanged(tx, { id: b.consultationId, userId: b.userId, from: { slot_date: DEC1, start_time: '09:00:00', move_count: 2 }, to: { slot_date: DEC1, start_time: '12:00:00', end_time: '13:00:00' }, maxMoves: MAX_MOVES, at: ctx.clock.now().toISOString() }),
+      );
+      assert.equal(third, false);
     });
 
     // PostgreSQL, deterministically: another hold of the target time is inside its transaction

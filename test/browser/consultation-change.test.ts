@@ -82,6 +82,13 @@ for (const target of browserDatabaseTarget('sqlite')) {
         problems.push(...(await pageProblems(page, 'move')));
         await page.goto(`${site}/consultations/${me.id}/move?week=${me.date}&day=${me.date}`);
         await page.locator(`button[value="${me.date}|12:00:00|13:00:00"]`).click();
+        // A confirmation step, like cancelling: nothing moves until "Sí, cambiarla".
+        await page.waitForURL(`${site}/consultations/${me.id}/move?to=*`);
+        assert.match(await page.locator('main').innerText(), /¿Cambiarla de .*10:00 a .*12:00\?/);
+        problems.push(...(await pageProblems(page, 'move question')));
+        await screenshot(page, 'consultation-move-confirm-es-phone');
+        assert.equal((await server.database.db.selectFrom('consultations').select('start_time').where('id', '=', me.id).executeTakeFirstOrThrow()).start_time, '10:00:00');
+        await page.getByRole('button', { name: 'Sí, cambiarla' }).click();
         await page.waitForURL(`${site}/consultations/${me.id}/move?done=1`);
         assert.match(await page.getByRole('status').innerText(), /Tu consulta tiene una hora nueva/);
         problems.push(...(await pageProblems(page, 'moved')));
@@ -119,6 +126,10 @@ for (const target of browserDatabaseTarget('sqlite')) {
             assert.equal(await page.getAttribute('html', 'dir'), lang === 'ar' ? 'rtl' : 'ltr');
             problems.push(...(await pageProblems(page, `move ${lang} ${label}`)));
             await screenshot(page, `consultation-move-${lang}-${label}`);
+            await page.goto(`${site}/consultations/${me.id}/move?to=${encodeURIComponent(`${me.date}|13:00:00|14:00:00`)}`);
+            assert.equal(await page.locator('input[name="from"]').count(), 1, 'the move question');
+            problems.push(...(await pageProblems(page, `move question ${lang} ${label}`)));
+            await screenshot(page, `consultation-move-confirm-${lang}-${label}`);
             await page.goto(`${site}/consultations/${me.id}/cancel`);
             problems.push(...(await pageProblems(page, `cancel ${lang} ${label}`)));
             await screenshot(page, `consultation-cancel-${lang}-${label}`);

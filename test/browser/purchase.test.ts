@@ -90,6 +90,8 @@ describe('what is bought, in a real browser', { skip: unavailable, timeout: 240_
     await p.fill('#f-phone', '612 345 678');
     await p.locator('form[action$="/choices"] button[type="submit"]').click();
     await p.waitForURL('**/pay');
+    // On a phone the summary is one line; its details (the choices, the policy) open on a tap.
+    await p.locator('.checkout-details > summary').click();
     assert.match(await p.locator('.chosen').innerText(), /\+34 612 34 56 78/);
     assert.match(await p.locator('main').innerText(), /Política de cancelación/);
     await look(p, 'pay-es-390');

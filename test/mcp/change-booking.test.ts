@@ -59,7 +59,7 @@ for (const target of databaseTargets()) {
       const id = await booked('09');
       const inTime = await policyOf(id);
       assert.deepEqual(inTime.cancellation_policy, {
-        summary: 'Free cancellation up to 24 hours before the start, with a full refund. Later there is no refund, unless the lawyer decides to refund. You can move it to another free time with the same lawyer up to 24 hours before the start; the payment is kept.',
+        summary: 'Free cancellation up to 24 hours before the start, with a full refund. Later there is no refund, unless the lawyer decides to refund. You can move it to another free time with the same lawyer up to 24 hours before the start, twice at most; the payment is kept.',
         free_until: '2026-11-23T08:00:00.000Z',
         can_cancel_with_refund: true,
         can_cancel_without_refund: false,

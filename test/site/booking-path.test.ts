@@ -234,7 +234,7 @@ for (const target of databaseTargets()) {
         const me = await signedIn(ctx, `card-${target.name}@example.com`);
         const form = await me.client.get(`/confirm/${token}/pay`);
         for (const href of ['/legal/terms', '/legal/privacy', '/legal/aviso-legal']) assert.match(form.body, new RegExp(`href="${href}"`));
-        assert.match(pageText(form.body), /Order summary Consultation with Nadia El Amrani/);
+        assert.match(pageText(form.body), /Order summary Nadia El Amrani · [^·]+ · €73\.00 Details Consultation with Nadia El Amrani/);
         const res = await me.client.post(`/confirm/${token}/pay`, { number: '4000000000000002', expiry: '11/31', cvc: '987', name: 'Ana <b>Pérez</b>' });
         assert.equal(res.statusCode, 422);
         assert.match(res.body, /id="f-number"[^>]*value="4000 0000 0000 0002"|value="4000 0000 0000 0002"[^>]*id="f-number"/);
@@ -259,7 +259,7 @@ for (const target of databaseTargets()) {
         assert.equal(page.statusCode, 200);
         assert.match(page.body, /id="card-errors"[^>]*\shidden[\s>]/);
         assert.doesNotMatch(page.body, /data-focus/);
-        assert.match(pageText(page.body), /Resumen del pedido Consulta con Nadia El Amrani/);
+        assert.match(pageText(page.body), /Resumen del pedido Nadia El Amrani · [^·]+ · 73,00\s€ Detalles Consulta con Nadia El Amrani/);
         assert.match(pageText(page.body), /Condiciones de reserva · Privacidad · Aviso legal/);
       });
     });

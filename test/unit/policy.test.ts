@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FREE_CHANGE_MS, personPolicy } from '../../src/domain/booking/policy.ts';
+import { FREE_CHANGE_MS, MAX_MOVES, personPolicy } from '../../src/domain/booking/policy.ts';
 
 const start = Date.parse('2026-12-10T10:00:00.000Z');
 
@@ -8,6 +8,12 @@ describe('the cancellation and move policy', () => {
   it('more than 24 hours ahead: cancel with a full refund, or move', () => {
     const p = personPolicy(start, start - FREE_CHANGE_MS - 1);
     assert.deepEqual(p, { freeUntil: '2026-12-09T10:00:00.000Z', canCancelWithRefund: true, canCancelWithoutRefund: false, canMove: true });
+  });
+
+  it(`moved ${MAX_MOVES} times: no more moves, but it may still be cancelled with a refund`, () => {
+    assert.equal(personPolicy(start, start - FREE_CHANGE_MS - 1, 'confirmed', MAX_MOVES - 1).canMove, true);
+    const p = personPolicy(start, start - FREE_CHANGE_MS - 1, 'confirmed', MAX_MOVES);
+    assert.deepEqual([p.canCancelWithRefund, p.canCancelWithoutRefund, p.canMove], [true, false, false]);
   });
 
   it('exactly 24 hours ahead is still in time', () => {

@@ -29,6 +29,8 @@ export interface ConsultationRow {
   review_id: string | null;
   /** Its invitation's SEQUENCE: 0 when booked, +1 with every move or cancellation. */
   ics_sequence: number;
+  /** How many times the person moved it (0034; capped by MAX_MOVES). */
+  move_count?: number;
   // -- what was bought (0033; src/domain/booking/purchase.ts) --
   format?: ConsultationFormat | null;
   note?: string | null;
@@ -70,6 +72,7 @@ function base(db: Executor) {
       'pa.status as refund_payment_status',
       'rv.id as review_id',
       'c.ics_sequence',
+      'c.move_count',
       'c.format',
       'c.note',
       'c.phone_e164',

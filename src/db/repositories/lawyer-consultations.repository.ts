@@ -35,6 +35,8 @@ export interface LawyerConsultationRow {
   status_reason: string | null;
   status_changed_at: string | null;
   ics_sequence: number;
+  /** How many times the person moved it (0034; capped by MAX_MOVES). */
+  move_count?: number;
   created_at: string;
   confirmed_at: string | null;
   confirmation_token: string;
@@ -86,6 +88,7 @@ function base(db: Executor) {
       'c.status_reason',
       'c.status_changed_at',
       'c.ics_sequence',
+      'c.move_count',
       'c.created_at',
       'i.confirmed_at',
       'i.confirmation_token',
@@ -176,12 +179,22 @@ export async function cancelByPersonIfConfirmed(db: Executor, c: { id: string; u
 
 /**
  * A move: the consultation takes its new time, remembers the time it was moved from, SEQUENCE + 1,
- * status stays confirmed — only if it is still confirmed at the time the caller read (`from`), so
- * of two concurrent changes exactly one applies. True when this call changed it.
+ * move_count + 1, status stays confirmed — only if it is still confirmed, at the time and with the
+ * move count the person confirmed on (`from`), and moved fewer than `maxMoves` times. The guard is
+ * in this one UPDATE (its row lock: PostgreSQL re-checks the WHERE after a concurrent writer
+ * commits; SQLite writes one at a time), so of any number of concurrent changes exactly one
+ * applies. True when this call changed it.
  */
 export async function moveIfUnchanged(
   db: Executor,
-  c: { id: string; userId: string; from: { slot_date: string; start_time: string }; to: { slot_date: string; start_time: string; end_time: string }; at: string },
+  c: {
+    id: string;
+    userId: string;
+    from: { slot_date: string; start_time: string; move_count: number };
+    to: { slot_date: string; start_time: string; end_time: string };
+    maxMoves: number;
+    at: string;
+  },
 ): Promise<boolean> {
   const result = await db
     .updateTable('consultations')
@@ -193,12 +206,15 @@ export async function moveIfUnchanged(
       moved_from_start_time: c.from.start_time,
       status_changed_at: c.at,
       ics_sequence: sql<number>`ics_sequence + 1`,
+      move_count: sql<number>`move_count + 1`,
     })
     .where('id', '=', c.id)
     .where('user_id', '=', c.userId)
     .where('status', '=', 'confirmed')
     .where('slot_date', '=', c.from.slot_date)
     .where('start_time', '=', c.from.start_time)
+    .where('move_count', '=', c.from.move_count)
+    .where('move_count', '<', c.maxMoves)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

@@ -47,6 +47,8 @@ export interface Consultation {
   reviewId: string | null;
   /** Its invitation's SEQUENCE (the calendar file carries it: a moved consultation's is higher). */
   icsSequence: number;
+  /** How many times the person moved it (at most MAX_MOVES; the move form carries it back). */
+  moveCount: number;
   /** What the person may still do now, and until when (personPolicy at the service's clock). */
   policy: PolicyState;
   /** What was bought and what happens next (issue 20; src/domain/booking/purchase.ts). */
@@ -107,7 +109,8 @@ function view(row: ConsultationRow, nowMs: number): Consultation {
     refund: refundState(row),
     reviewId: row.review_id,
     icsSequence: row.ics_sequence,
-    policy: personPolicy(startMs, nowMs, row.status),
+    moveCount: row.move_count ?? 0,
+    policy: personPolicy(startMs, nowMs, row.status, row.move_count ?? 0),
     bought: {
       minutes: row.consultation_minutes,
       format: row.format ?? null,

@@ -11,9 +11,11 @@
  * the same UID. After the commit the refund is settled at the provider (the sweep finishes it if
  * this process dies first).
  *
- * Move — the new time must be exactly one of her free candidates now (the same check as initiating
- * a hold); then one transaction: the consultation takes the new time (only if still confirmed at
- * the time read), its old booked hold and cells are deleted and the new hold and cells taken
+ * Move — confirmed on a page that showed "from X to Y" (the form carries X and the move count it
+ * was shown with); the new time must be exactly one of her free candidates now (the same check as
+ * initiating a hold); then one transaction: the consultation takes the new time — one guarded
+ * UPDATE (still confirmed, still at X with that move count, moved fewer than MAX_MOVES times), so
+ * of concurrent moves exactly one applies and the others are `already_moved` —, its old booked hold and cells are deleted and the new hold and cells taken
  * (`takeHold`: the cells' keys decide between this move and anyone else's hold of the same time);
  * if the new time is lost the transaction rolls back, so the old time is still hers — never both
  * times held, never neither. Payment untouched; status stays `confirmed`; both sides get the
@@ -45,7 +47,7 @@ import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
 import { requestableSlot } from './booking.service.ts';
 import { consultationIcs, table, zoneLabel } from './consultation-mail.ts';
 import { startsAtMs } from './lawyer-cancellation.service.ts';
-import { personPolicy, type PolicyState } from './policy.ts';
+import { MAX_MOVES, personPolicy, type PolicyState } from './policy.ts';
 import { quote } from './quote.ts';
 import { ConsultationRefunds, openRefund, type MoneyBack, type RefundOutcome } from './refunds.ts';
 
@@ -72,10 +74,19 @@ export type PersonCancelResult =
   /** The person confirmed a refund (or no refund) that no longer applies (the limit passed while they read): nothing done. */
   | { outcome: 'changed'; policy: PolicyState };
 
+/** What the move's confirmation page showed: the consultation's time then, and how many times it had been moved. */
+export interface SeenTime {
+  date: string;
+  start_time: string;
+  moveCount: number;
+}
+
 export type MoveResult =
   | { outcome: 'moved'; consultationId: string; from: { date: string; start_time: string }; to: NewSlot }
-  /** `late`: under 24 hours before the start (it may still be cancelled); `closed`: started or no longer confirmed. */
-  | { outcome: 'not_allowed'; reason: 'late' | 'closed' }
+  /** `late`: under 24 hours before the start (it may still be cancelled); `closed`: started or no longer confirmed; `limit`: moved MAX_MOVES times already. */
+  | { outcome: 'not_allowed'; reason: 'late' | 'closed' | 'limit' }
+  /** It was moved since the page the person confirmed on (another tab, a second tap): nothing done. */
+  | { outcome: 'already_moved' }
   /** The time is not one of her free times (any more): taken by someone else meanwhile, or never offered. The consultation keeps its time. */
   | { outcome: 'unavailable' };
 
@@ -91,6 +102,8 @@ export interface PersonChangeDeps {
 
 /** Thrown inside the move's transaction (rolled back) when the new time was lost to another hold. */
 class TimeTaken extends Error {}
+/** Thrown inside the move's transaction when the guarded update found the consultation changed. */
+class Changed extends Error {}
 
 export class PersonChangeService {
   private readonly refunds: ConsultationRefunds;
@@ -102,7 +115,7 @@ export class PersonChangeService {
   /** What the person may do with their consultation now (null: not theirs, or no such id). */
   async policyFor(userId: string, consultationId: string): Promise<PolicyState | null> {
     const row = await this.find(userId, consultationId);
-    return row ? personPolicy(startsAtMs(row), this.deps.clock.now().getTime(), row.status) : null;
+    return row ? personPolicy(startsAtMs(row), this.deps.clock.now().getTime(), row.status, row.move_count ?? 0) : null;
   }
 
   private async find(userId: string, consultationId: string): Promise<LawyerConsultationRow | undefined> {
@@ -145,28 +158,35 @@ export class PersonChangeService {
     return { outcome: 'cancelled', consultationId: done.row.id, inTime: done.inTime, refund };
   }
 
-  /** Moves the person's own consultation to `wanted`, one of the same lawyer's free times now. */
-  async move(userId: string, consultationId: string, wanted: NewSlot): Promise<MoveResult> {
+  /**
+   * Moves the person's own consultation to `wanted`, one of the same lawyer's free times now.
+   * `seen`: what the confirmation page showed (the site always sends it); when the consultation is
+   * no longer there — moved meanwhile — nothing is done (`already_moved`). Without it, the time read
+   * here stands in (still one guarded update).
+   */
+  async move(userId: string, consultationId: string, wanted: NewSlot, seen?: SeenTime): Promise<MoveResult> {
     const row = await this.find(userId, consultationId);
     if (!row) throw notFound('no such consultation');
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
-    const policy = personPolicy(startsAtMs(row), now.getTime(), row.status);
-    if (!policy.canMove) return { outcome: 'not_allowed', reason: policy.canCancelWithoutRefund ? 'late' : 'closed' };
-    if (!DATE.test(wanted.date) || !TIME.test(wanted.start_time) || !TIME.test(wanted.end_time)) return { outcome: 'unavailable' };
-    if (wanted.date === row.slot_date && wanted.start_time === row.start_time) return { outcome: 'unavailable' };
-    // Only an exact free candidate of hers, as for a new hold (her current time is not free: it is this booking).
-    const lawyer = await findPublicLawyer(this.deps.database.db, row.lawyer_id);
-    if (!lawyer) return { outcome: 'unavailable' };
-    const slot = await requestableSlot(this.deps.database.db, lawyer, wanted, now.getTime(), this.deps.config.minLeadTimeMinutes * 60_000);
-    if (!slot) return { outcome: 'unavailable' };
+    const from = { date: seen?.date ?? row.slot_date, start_time: seen?.start_time ?? row.start_time, moveCount: seen?.moveCount ?? row.move_count ?? 0 };
+    const check = await this.target(row, wanted, now, from);
+    if (check.outcome !== 'ok') return check;
+    const { slot, lawyer } = check;
     const cells = cellsCovering(slot.startsAtMs, slot.endsAtMs + lawyer.buffer_minutes * 60_000);
-    const from = { date: row.slot_date, start_time: row.start_time };
     let mailIds: string[];
     try {
       mailIds = await this.deps.database.db.transaction().execute(async (tx) => {
-        const moved = await moveIfUnchanged(tx, { id: row.id, userId, from: { slot_date: row.slot_date, start_time: row.start_time }, to: { slot_date: slot.date, start_time: slot.start_time, end_time: slot.end_time }, at: nowIso });
-        if (!moved) throw new TimeTaken();
+        // The guard is the UPDATE itself, not the read above: concurrent moves all pass the read.
+        const moved = await moveIfUnchanged(tx, {
+          id: row.id,
+          userId,
+          from: { slot_date: from.date, start_time: from.start_time, move_count: from.moveCount },
+          to: { slot_date: slot.date, start_time: slot.start_time, end_time: slot.end_time },
+          maxMoves: MAX_MOVES,
+          at: nowIso,
+        });
+        if (!moved) throw new Changed();
         // Old time out, new time in, in this one transaction: a lost new time rolls both back.
         await freeConsultationTime(tx, row.booking_intent_id);
         const held = await takeHold(
@@ -192,12 +212,46 @@ export class PersonChangeService {
       });
     } catch (err) {
       if (err instanceof TimeTaken) return { outcome: 'unavailable' };
+      if (err instanceof Changed) return this.whyUnchanged(userId, row.id);
       throw err;
     } finally {
       this.deps.cache?.lawyersChanged([row.lawyer_id]);
     }
     void this.deps.mail.deliver(mailIds);
-    return { outcome: 'moved', consultationId: row.id, from, to: { date: slot.date, start_time: slot.start_time, end_time: slot.end_time } };
+    return { outcome: 'moved', consultationId: row.id, from: { date: from.date, start_time: from.start_time }, to: { date: slot.date, start_time: slot.start_time, end_time: slot.end_time } };
+  }
+
+  /**
+   * What the move's confirmation page may offer (GET, nothing changed): `ok` with the exact free
+   * time when `wanted` is one, else why not — the same checks the move makes before its update.
+   */
+  async previewMove(userId: string, consultationId: string, wanted: NewSlot): Promise<Exclude<MoveResult, { outcome: 'moved' }> | { outcome: 'ok'; to: NewSlot }> {
+    const row = await this.find(userId, consultationId);
+    if (!row) throw notFound('no such consultation');
+    const check = await this.target(row, wanted, this.deps.clock.now(), { date: row.slot_date, start_time: row.start_time, moveCount: row.move_count ?? 0 });
+    return check.outcome === 'ok' ? { outcome: 'ok', to: { date: check.slot.date, start_time: check.slot.start_time, end_time: check.slot.end_time } } : check;
+  }
+
+  /** The move's checks before its update: the page's view still current, the policy, and `wanted` exactly one of her free times. */
+  private async target(row: LawyerConsultationRow, wanted: NewSlot, now: Date, seen: SeenTime) {
+    if (row.status !== 'confirmed') return { outcome: 'not_allowed' as const, reason: 'closed' as const };
+    if (row.slot_date !== seen.date || row.start_time !== seen.start_time || (row.move_count ?? 0) !== seen.moveCount) return { outcome: 'already_moved' as const };
+    const policy = personPolicy(startsAtMs(row), now.getTime(), row.status, row.move_count ?? 0);
+    if (!policy.canMove) return { outcome: 'not_allowed' as const, reason: policy.canCancelWithRefund ? ('limit' as const) : policy.canCancelWithoutRefund ? ('late' as const) : ('closed' as const) };
+    if (!DATE.test(wanted.date) || !TIME.test(wanted.start_time) || !TIME.test(wanted.end_time)) return { outcome: 'unavailable' as const };
+    if (wanted.date === row.slot_date && wanted.start_time === row.start_time) return { outcome: 'unavailable' as const };
+    // Only an exact free candidate of hers, as for a new hold (her current time is not free: it is this booking).
+    const lawyer = await findPublicLawyer(this.deps.database.db, row.lawyer_id);
+    if (!lawyer) return { outcome: 'unavailable' as const };
+    const slot = await requestableSlot(this.deps.database.db, lawyer, wanted, now.getTime(), this.deps.config.minLeadTimeMinutes * 60_000);
+    if (!slot) return { outcome: 'unavailable' as const };
+    return { outcome: 'ok' as const, slot, lawyer };
+  }
+
+  /** After a guarded update changed nothing: cancelled meanwhile (`closed`), else moved by another request. */
+  private async whyUnchanged(userId: string, id: string): Promise<MoveResult> {
+    const row = await findConsultationOfPerson(this.deps.database.db, userId, id);
+    return row?.status === 'confirmed' ? { outcome: 'already_moved' } : { outcome: 'not_allowed', reason: 'closed' };
   }
 }
 

@@ -43,6 +43,12 @@
     tick();
   });
 
+  // ── The payment page's summary: a closed <details> on a phone (the card fields come first);
+  // where the summary sits beside the form (the .checkout grid's breakpoint) it starts open.
+  if (window.matchMedia && window.matchMedia('(min-width: 52rem)').matches) {
+    document.querySelectorAll('details[data-open-wide]').forEach(function (el) { el.open = true; });
+  }
+
   // ── Checkout (the demo provider's card form).
   var form = document.querySelector('form[data-card-form]');
   var summary = document.querySelector('[data-error-summary]');

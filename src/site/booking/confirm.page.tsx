@@ -335,12 +335,28 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
     <Layout ctx={ctx} title={t.pay.title}>
       <h1>{t.pay.title}</h1>
       <div class="checkout">
+        {/* On a phone the card fields must be in the first screen (issue 25 item 13): one line — who,
+            when, how much — and the rest (already read on the hold page) behind "Details"; a
+            <details> opens without JavaScript, and booking.js opens it where it sits beside the form. */}
         <section class="checkout-summary" aria-labelledby="summary-heading">
-          <h2 id="summary-heading">{b.summary}</h2>
-          <p class="checkout-item">{b.consultationWith(hold.lawyer.name)}</p>
-          <HoldFacts ctx={ctx} hold={hold} showTimeLeft />
-          <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload={!error} />
-          {chosen}
+          <h2 id="summary-heading" class="visually-hidden">
+            {b.summary}
+          </h2>
+          <details class="checkout-details" data-open-wide>
+            <summary>
+              <span class="checkout-line">
+                <strong>{hold.lawyer.name}</strong> · {dayAndTime(hold.date, hold.startTime, ctx.locale)} · <strong>{total}</strong>
+              </span>{' '}
+              <span class="details-toggle">{b.details}</span>
+            </summary>
+            <p class="checkout-item">{b.consultationWith(hold.lawyer.name)}</p>
+            <HoldFacts ctx={ctx} hold={hold} showTimeLeft={false} />
+            <ZoneChooser ctx={ctx} lawyerZone={hold.lawyer.timezone} reload={!error} />
+            {chosen}
+          </details>
+          <p class="meta checkout-time-left">
+            <TimeLeft ctx={ctx} hold={hold} />
+          </p>
         </section>
         <section class="checkout-pay" aria-labelledby="card-heading">
           {provider === 'demo' ? (
@@ -361,7 +377,6 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
               </div>
               <Notice kind="warn">
                 <p>{t.pay.demoExplain}</p>
-                <p class="meta">{t.pay.demoCards}</p>
               </Notice>
               <form
                 method="post"
@@ -389,6 +404,8 @@ export function PayPage({ ctx, hold, provider, error, values, chosen }: PayPageP
                   {t.pay.payButton(total)}
                 </button>
               </form>
+              {/* Under the form, not above it: on a phone the card fields come first. */}
+              <p class="meta">{t.pay.demoCards}</p>
               {legal}
             </>
           ) : (

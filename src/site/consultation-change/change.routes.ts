@@ -3,17 +3,20 @@
  * the person cancels or moves their own consultation. Every page and form first finds the
  * consultation among the signed-in person's own (another person's id is the 404 page, like an
  * unknown one); signed out, GET goes to sign-in and back. Forms carry the CSRF token (the site
- * plugin refuses a POST without it). The rules are PersonChangeService's.
+ * plugin refuses a POST without it). The rules are PersonChangeService's. A move is two steps, like
+ * a cancellation: a time chosen in the strip is `GET …/move?to=date|start|end`, which asks "move it
+ * from X to Y?"; its POST carries X and the move count shown (`from`, `moves`), and the service's
+ * guarded update applies it only if the consultation is still there — of concurrent moves, one.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { h } from 'preact';
 import type { ConsultationsService } from '../../domain/booking/consultations.service.ts';
-import type { PersonChangeService } from '../../domain/booking/person-change.service.ts';
+import type { NewSlot, PersonChangeService } from '../../domain/booking/person-change.service.ts';
 import type { DirectoryService } from '../../domain/directory/directory.service.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { requireUser } from '../guards.ts';
 import { loadWeek } from '../lawyers/week-strip.ts';
-import { CancelPage, MovePage } from './change.page.tsx';
+import { CancelPage, MovePage, type MovePageProps } from './change.page.tsx';
 
 type Body = Record<string, unknown>;
 const hidden = { schema: { hide: true } };
@@ -79,22 +82,43 @@ export function consultationChangeArea({ consultations, change, directory }: Con
       const c = await own(user.id, request.params.id);
       const q = query(request);
       const done = q.done !== undefined;
+      const page = (props: Omit<MovePageProps, 'ctx' | 'c'>, status = 200) => reply.header('cache-control', 'private, no-store').page(h(MovePage, { ctx: request.site, c, ...props }), status);
+      const wanted = !done && typeof q.to === 'string' ? slotOf(q.to) : null;
+      if (wanted) {
+        const preview = await change.previewMove(user.id, c.id, wanted);
+        if (preview.outcome === 'ok') return page({ times: null, confirm: { to: preview.to, back: dayOf(c.id, preview.to.date) } });
+        if (preview.outcome === 'unavailable') return page({ times: c.policy.canMove ? await times(c, /^\d{4}-\d{2}-\d{2}$/.test(wanted.date) ? weekOf(wanted.date) : {}) : null, notice: 'taken' });
+      }
       const free = !done && c.policy.canMove ? await times(c, q) : null;
-      return reply.header('cache-control', 'private, no-store').page(h(MovePage, { ctx: request.site, c, times: free, notice: done ? 'done' : null }));
+      return page({ times: free, notice: done ? 'done' : null });
     });
 
     site.post<{ Params: { id: string }; Body: Body }>('/consultations/:id/move', hidden, async (request, reply) => {
       const user = requireUser(request, reply);
       if (!user) return reply;
       const c = await own(user.id, request.params.id);
-      // The chosen time's button sends `slot` = `date|start|end`; the service accepts only an exact free time.
-      const raw = (request.body ?? {}).slot;
-      const [date = '', start = '', end = ''] = typeof raw === 'string' ? raw.slice(0, 40).split('|', 3) : [];
-      const result = await change.move(user.id, c.id, { date, start_time: start, end_time: end });
+      const body = request.body ?? {};
+      const wanted = slotOf(body.slot) ?? { date: '', start_time: '', end_time: '' };
+      // What the confirmation page showed; a form without it (not from that page) is asked to confirm first.
+      const from = typeof body.from === 'string' ? /^(\d{4}-\d{2}-\d{2})\|(\d{2}:\d{2}:\d{2})$/.exec(body.from) : null;
+      const moves = typeof body.moves === 'string' && /^\d{1,3}$/.test(body.moves) ? Number(body.moves) : null;
+      if (!from || moves === null) return reply.code(303).redirect(`/consultations/${c.id}/move${wanted.date ? `?to=${encodeURIComponent(`${wanted.date}|${wanted.start_time}|${wanted.end_time}`)}` : ''}`);
+      const result = await change.move(user.id, c.id, wanted, { date: from[1]!, start_time: from[2]!, moveCount: moves });
       if (result.outcome === 'moved') return reply.code(303).redirect(`/consultations/${c.id}/move?done=1`);
       const now = await own(user.id, c.id);
-      const free = now.policy.canMove ? await times(now, /^\d{4}-\d{2}-\d{2}$/.test(date) ? { week: date, day: date } : {}) : null;
-      return reply.header('cache-control', 'private, no-store').page(h(MovePage, { ctx: request.site, c: now, times: free, notice: result.outcome === 'unavailable' ? 'taken' : null }), 409);
+      const notice = result.outcome === 'unavailable' ? 'taken' : result.outcome === 'already_moved' ? 'already' : null;
+      const free = notice !== 'already' && now.policy.canMove ? await times(now, /^\d{4}-\d{2}-\d{2}$/.test(wanted.date) ? weekOf(wanted.date) : {}) : null;
+      return reply.header('cache-control', 'private, no-store').page(h(MovePage, { ctx: request.site, c: now, times: free, notice }), 409);
     });
   };
 }
+
+/** `date|start|end` as the strip's buttons send it (bounded), or null when it is not that shape. */
+function slotOf(raw: unknown): NewSlot | null {
+  if (typeof raw !== 'string') return null;
+  const [date = '', start_time = '', end_time = ''] = raw.slice(0, 40).split('|', 3);
+  return date && start_time && end_time ? { date, start_time, end_time } : null;
+}
+
+const weekOf = (date: string) => ({ week: date, day: date });
+const dayOf = (id: string, date: string) => `/consultations/${id}/move?week=${date}&day=${date}`;
