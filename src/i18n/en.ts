@@ -1878,6 +1878,7 @@ export const en = {
       refreshFailed: 'Reading it failed: see below.',
       tooSoon: 'You refreshed less than a minute ago. Try again shortly.',
       removed: 'Your calendar was removed. Its busy times no longer count.',
+      notVerified: 'Your calendar can be added once we have verified you as a lawyer.',
     } as Record<string, string>,
     errors: {
       refused: 'The address leads to a server we do not read from (not a public calendar server on the internet).',
@@ -1889,7 +1890,11 @@ export const en = {
       too_many_redirects: 'The address sent us from one place to another too many times.',
       network: 'We could not reach the calendar server. We will try again in 15 minutes.',
       not_calendar: 'What the address returned is not a calendar. Check that you copied the address in iCal format.',
+      too_many_events: 'This calendar has too many events to read (more than 20,000). Share a calendar with only your work appointments, or delete old events from it.',
+      too_complex: 'This calendar repeats too often to read: an event in it repeats every few seconds or minutes, or too many events repeat. Change or delete that event, or share another calendar.',
     } as Record<string, string>,
+    notVerifiedTitle: 'Available once you are verified',
+    notVerified: 'You can add your own calendar once we have verified you as a lawyer. Until then your calendar is not read.',
     howTitle: 'Where to find the secret address',
     googleTitle: 'Google Calendar',
     googleSteps: [

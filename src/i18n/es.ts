@@ -1843,6 +1843,7 @@ export const es: Messages = {
       refreshFailed: 'La lectura falló: vea abajo.',
       tooSoon: 'Actualizó hace menos de un minuto. Vuelva a intentarlo en un momento.',
       removed: 'Hemos quitado su calendario. Sus horas ocupadas ya no cuentan.',
+      notVerified: 'Podrá añadir su calendario cuando hayamos verificado su colegiación.',
     } as Record<string, string>,
     errors: {
       refused: 'La dirección lleva a un servidor del que no leemos (no es un servidor de calendarios público en internet).',
@@ -1854,7 +1855,11 @@ export const es: Messages = {
       too_many_redirects: 'La dirección nos envió de un sitio a otro demasiadas veces.',
       network: 'No pudimos conectar con el servidor del calendario. Lo volveremos a intentar en 15 minutos.',
       not_calendar: 'Lo que devuelve la dirección no es un calendario. Compruebe que copió la dirección en formato iCal.',
+      too_many_events: 'Este calendario tiene demasiados eventos para leerlo (más de 20.000). Comparta un calendario solo con sus citas de trabajo, o borre de él los eventos antiguos.',
+      too_complex: 'Este calendario se repite con demasiada frecuencia para leerlo: algún evento se repite cada pocos segundos o minutos, o se repiten demasiados eventos. Cambie o borre ese evento, o comparta otro calendario.',
     } as Record<string, string>,
+    notVerifiedTitle: 'Disponible cuando hayamos verificado su colegiación',
+    notVerified: 'Podrá añadir su propio calendario cuando hayamos verificado su colegiación. Hasta entonces no leemos su calendario.',
     howTitle: 'Dónde encontrar la dirección secreta',
     googleTitle: 'Google Calendar',
     googleSteps: [

@@ -17,8 +17,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { listBusyIntervals } from '../../src/db/repositories/calendar-feed.repository.ts';
-import { addressHint, CalendarFeedService, FeedAddressError, type CalendarFeedDeps } from '../../src/domain/calendar-feed/calendar-feed.service.ts';
-import { busyIntervalsFromIcs, zoneForTzid } from '../../src/domain/calendar-feed/ics-busy.ts';
+import { addressHint, CalendarFeedService, FeedAddressError, FeedNotAllowedError, type CalendarFeedDeps } from '../../src/domain/calendar-feed/calendar-feed.service.ts';
+import { busyIntervalsFromIcs, IcsRefusedError } from '../../src/domain/calendar-feed/ics-busy.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
@@ -81,11 +81,16 @@ const Z = (iso: string) => `${iso}.000Z`;
 
 describe('iCalendar expansion (pure)', () => {
   const window = { fromMs: Date.parse(NOW), toMs: Date.parse(NOW) + 90 * 86_400_000, defaultZone: 'Europe/Madrid', cap: 5000 };
-  it('reads Windows zone names and IANA names, and knows neither of a made-up one', () => {
-    assert.equal(zoneForTzid('Romance Standard Time'), 'Europe/Madrid');
-    assert.equal(zoneForTzid('Europe/Madrid'), 'Europe/Madrid');
-    assert.equal(zoneForTzid('/mozilla.org/20050126_1/Europe/Madrid'), 'Europe/Madrid');
-    assert.equal(zoneForTzid('Mars Standard Time'), null);
+  it('reads Windows zone names and IANA names a feed does not define, and her own zone for a made-up one', () => {
+    // 12:00 on 16 March 2027 (winter time): 11:00 UTC in Madrid, 16:00 UTC in her own (here New York, EDT).
+    const at = (tzid: string) => {
+      const text = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'BEGIN:VEVENT', 'UID:z', `DTSTART;TZID=${tzid}:20270316T120000`, 'DURATION:PT1H', 'END:VEVENT', 'END:VCALENDAR'].join('\r\n');
+      return new Date(busyIntervalsFromIcs(text, { ...window, defaultZone: 'America/New_York' }).intervals[0]!.start).toISOString();
+    };
+    assert.equal(at('Romance Standard Time'), Z('2027-03-16T11:00:00'));
+    assert.equal(at('Europe/Madrid'), Z('2027-03-16T11:00:00'));
+    assert.equal(at('/mozilla.org/20050126_1/Europe/Madrid'), Z('2027-03-16T11:00:00'));
+    assert.equal(at('Mars Standard Time'), Z('2027-03-16T16:00:00'));
   });
   it('refuses what is not a calendar', () => {
     assert.throws(() => busyIntervalsFromIcs('<!doctype html><title>Sign in</title>', window), /VCALENDAR/);
@@ -115,6 +120,78 @@ describe('iCalendar expansion (pure)', () => {
         [Z('2027-03-16T09:00:00'), Z('2027-03-16T11:00:00')],
         [Z('2027-03-16T12:00:00'), Z('2027-03-16T13:00:00')],
       ],
+    );
+  });
+});
+
+/** A calendar of VEVENTs, each given as its property lines. */
+const calendar = (events: string[][]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...events.flatMap((e) => ['BEGIN:VEVENT', ...e, 'END:VEVENT']), 'END:VCALENDAR'].join('\r\n');
+/** Issue 25's feed: 40 events repeating every second since 2000, about 4 KB. */
+const HOSTILE = calendar(Array.from({ length: 40 }, (_, i) => [`UID:flood-${i}@example.com`, 'DTSTART:20000101T000000Z', 'RRULE:FREQ=SECONDLY']));
+
+describe('iCalendar expansion is bounded (issue 25)', () => {
+  const window = { fromMs: Date.parse(NOW), toMs: Date.parse(NOW) + 90 * 86_400_000, defaultZone: 'Europe/Madrid', cap: 5000 };
+  const refusal = (text: string, options: Partial<Parameters<typeof busyIntervalsFromIcs>[1]> = {}) => {
+    try {
+      busyIntervalsFromIcs(text, { ...window, ...options });
+    } catch (err) {
+      if (err instanceof IcsRefusedError) return { code: err.code, message: err.message };
+      throw err;
+    }
+    return null;
+  };
+
+  it('one budget for the whole feed counts every occurrence walked, kept or not: events repeating every second are refused as too complex', () => {
+    assert.ok(HOSTILE.length < 4300, `${HOSTILE.length} bytes`);
+    // Three such events and a budget of 2,000 steps: refused after 2,000 steps, not 3 × 20,000.
+    const three = calendar(Array.from({ length: 3 }, (_, i) => [`UID:s${i}`, 'DTSTART:20000101T000000Z', 'RRULE:FREQ=SECONDLY']));
+    assert.deepEqual(refusal(three, { budget: 2_000 }), { code: 'too_complex', message: 'it needs more than 2000 steps (events and their repetitions) to read the next 90 days' });
+    // The events themselves count: 3 single events within a budget of 2 are refused too.
+    const singles = calendar(Array.from({ length: 3 }, (_, i) => [`UID:one${i}`, 'DTSTART:20270316T090000Z', 'DTEND:20270316T100000Z']));
+    assert.equal(refusal(singles, { budget: 2 })?.code, 'too_complex');
+    assert.equal(refusal(singles, { budget: 3 }), null);
+  });
+
+  it('more events than the cap are refused before they are parsed', () => {
+    const many = calendar(Array.from({ length: 11 }, (_, i) => [`UID:m${i}`, 'DTSTART:20270316T090000Z', 'DTEND:20270316T100000Z']));
+    assert.deepEqual(refusal(many, { maxEvents: 10 }), { code: 'too_many_events', message: '11 events (at most 10 are read)' });
+    assert.equal(refusal(many, { maxEvents: 11 }), null);
+  });
+
+  it('a rule begun long ago is walked from just before the window, not from its start, with the same occurrences', () => {
+    const rules: Array<[string, string[]]> = [
+      ['weekly since 2000', ['DTSTART:20000103T090000Z', 'DTEND:20000103T100000Z', 'RRULE:FREQ=WEEKLY']],
+      ['every other week, Monday and Thursday, in Madrid (across the change to summer time)', ['DTSTART;TZID=Europe/Madrid:20000103T090000', 'DTEND;TZID=Europe/Madrid:20000103T093000', 'RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH']],
+      ['every third day, floating', ['DTSTART:20010207T170000', 'DURATION:PT45M', 'RRULE:FREQ=DAILY;INTERVAL=3']],
+      ['every 7 hours since 2025', ['DTSTART:20250101T010000Z', 'DURATION:PT1H', 'RRULE:FREQ=HOURLY;INTERVAL=7']],
+      ['every 95 minutes since 2026, in office hours', ['DTSTART:20260101T000000Z', 'DURATION:PT20M', 'RRULE:FREQ=MINUTELY;INTERVAL=95;BYHOUR=9,10,11,12']],
+      ['the second Tuesday of the month since 2002', ['DTSTART;TZID=Europe/Madrid:20020108T160000', 'DURATION:PT2H', 'RRULE:FREQ=MONTHLY;BYDAY=2TU']],
+      ['the 31st, every other month, since 2001', ['DTSTART:20010131T080000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY;INTERVAL=2']],
+      ['all day every 29 February since 2000', ['DTSTART;VALUE=DATE:20000229', 'RRULE:FREQ=YEARLY']],
+      ['yearly on 20 March since 1990', ['DTSTART:19900320T120000Z', 'DURATION:PT3H', 'RRULE:FREQ=YEARLY']],
+    ];
+    for (const [name, lines] of rules) {
+      const forward = busyIntervalsFromIcs(calendar([['UID:r', ...lines]]), { ...window, toMs: window.fromMs + 366 * 86_400_000 });
+      // COUNT makes it walk from DTSTART (COUNT counts from there): the reference.
+      const counted = lines.map((l) => (l.startsWith('RRULE:') ? `${l};COUNT=1000000` : l));
+      const walked = busyIntervalsFromIcs(calendar([['UID:r', ...counted]]), { ...window, toMs: window.fromMs + 366 * 86_400_000, budget: 1_000_000 });
+      assert.deepEqual(forward.intervals, walked.intervals, name);
+      assert.ok(forward.intervals.length > 0, name);
+      assert.ok(forward.work < walked.work, `${name}: ${forward.work} steps from the window, ${walked.work} from DTSTART`);
+      assert.ok(forward.work <= forward.intervals.length + 60, `${name}: ${forward.work} steps for ${forward.intervals.length} intervals`);
+    }
+  });
+
+  it('an override of an occurrence before where the walk starts, moved into the window, still counts; a cancelled one in the window frees it', () => {
+    const text = calendar([
+      ['UID:w', 'DTSTART:20100104T090000Z', 'DTEND:20100104T100000Z', 'RRULE:FREQ=WEEKLY'],
+      ['UID:w', 'RECURRENCE-ID:20100111T090000Z', 'DTSTART:20270317T150000Z', 'DTEND:20270317T160000Z'],
+      ['UID:w', 'RECURRENCE-ID:20270322T090000Z', 'DTSTART:20270322T090000Z', 'DTEND:20270322T100000Z', 'STATUS:CANCELLED'],
+    ]);
+    const r = busyIntervalsFromIcs(text, { ...window, toMs: Date.parse('2027-03-30T00:00:00Z') });
+    assert.deepEqual(
+      r.intervals.map((i) => new Date(i.start).toISOString()),
+      [Z('2027-03-15T09:00:00'), Z('2027-03-17T15:00:00'), Z('2027-03-29T09:00:00')],
     );
   });
 });
@@ -387,6 +464,60 @@ for (const target of databaseTargets()) {
       assert.ok(read === null || read.outcome === 'superseded', JSON.stringify(read));
       assert.deepEqual(await stored(lawyerA), []);
       assert.equal(await feeds.status(lawyerA), null);
+    });
+
+    it('issue 25: a 4 KB feed of events repeating every second is refused as too complex, read while the event loop keeps turning; the last good busy times stay', async () => {
+      clock = new ManualClock(NOW);
+      const [lawyerA] = await twoLawyers();
+      let body = fixture('google.ics');
+      server.route('/flood.ics', (req, res) => ics(body)(req, res));
+      const feeds = service({ workBudget: 20_000 });
+      await feeds.set(lawyerA, `${server.url}/flood.ics`);
+      const good = await stored(lawyerA);
+      assert.equal(good.length, 11);
+      body = HOSTILE;
+      clock.advance(61_000);
+      let turns = 0;
+      const ticker = setInterval(() => turns++, 10);
+      const outcome = await feeds.refreshNow(lawyerA);
+      clearInterval(ticker);
+      assert.deepEqual(outcome, { outcome: 'failed', code: 'too_complex', detail: 'it needs more than 20000 steps (events and their repetitions) to read the next 90 days' });
+      // 20,000 steps of ical.js take far longer than 50 ms; on the serving thread no timer would fire.
+      assert.ok(turns >= 5, `the event loop turned ${turns} times while the feed was read`);
+      const row = await feedRow(lawyerA);
+      assert.equal(row.last_error_code, 'too_complex');
+      assert.deepEqual(await stored(lawyerA), good);
+    });
+
+    it('a feed not read within the wall-clock limit is refused: the worker is terminated', async () => {
+      clock = new ManualClock(NOW);
+      const [, lawyerB] = await twoLawyers();
+      const { read } = await service({ parseTimeLimitMs: 1 }).set(lawyerB, `${server.url}/apple.ics`);
+      assert.deepEqual(read, { outcome: 'failed', code: 'too_complex', detail: 'it was not read within 0.001 s' });
+      assert.equal((await feedRow(lawyerB)).last_error_code, 'too_complex');
+    });
+
+    it('only a verified lawyer may have a feed: an applicant cannot save one, and once her verification lapses it is neither refreshed nor fetched', async () => {
+      clock = new ManualClock(NOW);
+      const [lawyerA, lawyerB] = await twoLawyers();
+      await forgetOtherFeeds();
+      await t.database.db.updateTable('lawyers').set({ status: 'applied', verified: 0, listed: 0 }).where('id', '=', lawyerA).execute();
+      const feeds = service();
+      const before = server.requests.length;
+      await assert.rejects(feeds.set(lawyerA, `${server.url}/apple.ics`), FeedNotAllowedError);
+      assert.equal(await feeds.status(lawyerA), null);
+      assert.deepEqual(await feeds.refreshNow(lawyerA), { outcome: 'not_verified' });
+      assert.equal(server.requests.length, before, 'nothing was fetched for the applicant');
+
+      await feeds.set(lawyerB, `${server.url}/apple.ics`);
+      const fetched = server.requests.length;
+      assert.equal(fetched, before + 1);
+      await t.database.db.updateTable('lawyers').set({ verified: 0, listed: 0 }).where('id', '=', lawyerB).execute();
+      clock.advance(61_000);
+      assert.deepEqual(await feeds.refreshNow(lawyerB), { outcome: 'not_verified' });
+      clock.advance(15 * 60_000);
+      assert.deepEqual(await feeds.refreshDue(), { read: 0, failed: 0 });
+      assert.equal(server.requests.length, fetched, 'her feed is no longer fetched');
     });
 
     describe('SSRF: outside the test affordance only public https servers are read', () => {

@@ -15,8 +15,8 @@ export function findLawyerOfUser(db: Executor, userId: string): Promise<{ id: st
   return db.selectFrom('lawyers').select(['id', 'name', 'timezone', 'horizon_days']).where('user_id', '=', userId).executeTakeFirst();
 }
 
-export function findLawyerCalendarFacts(db: Executor, lawyerId: string): Promise<{ timezone: string; horizon_days: number } | undefined> {
-  return db.selectFrom('lawyers').select(['timezone', 'horizon_days']).where('id', '=', lawyerId).executeTakeFirst();
+export function findLawyerCalendarFacts(db: Executor, lawyerId: string): Promise<{ timezone: string; horizon_days: number; verified: number } | undefined> {
+  return db.selectFrom('lawyers').select(['timezone', 'horizon_days', 'verified']).where('id', '=', lawyerId).executeTakeFirst();
 }
 
 export function findFeed(db: Executor, lawyerId: string): Promise<CalendarFeedRow | undefined> {
@@ -53,8 +53,17 @@ export async function deleteFeed(db: Executor, lawyerId: string): Promise<boolea
 }
 
 /** Feeds due at `nowIso`, oldest first (candidates: each is then claimed with claimFeed). */
+/** The due feeds of verified lawyers (only they may have one read: issue 25), the longest due first. */
 export function listDueFeeds(db: Executor, nowIso: string, limit: number): Promise<Array<{ lawyer_id: string; next_due_at: string }>> {
-  return db.selectFrom('lawyer_calendar_feeds').select(['lawyer_id', 'next_due_at']).where('next_due_at', '<=', nowIso).orderBy('next_due_at').limit(limit).execute();
+  return db
+    .selectFrom('lawyer_calendar_feeds as f')
+    .innerJoin('lawyers as l', 'l.id', 'f.lawyer_id')
+    .select(['f.lawyer_id', 'f.next_due_at'])
+    .where('f.next_due_at', '<=', nowIso)
+    .where('l.verified', '=', 1)
+    .orderBy('f.next_due_at')
+    .limit(limit)
+    .execute();
 }
 
 /**

@@ -8,6 +8,12 @@
  *
  * Every method takes the lawyer id the caller has already established as the signed-in user's
  * own (the portal's guard): nothing here takes an id from a request.
+ *
+ * Only a lawyer the operator has verified may have a feed read (issue 25): anyone who fills in
+ * /join has a lawyer record, and reading a feed spends the server's CPU on someone else's text.
+ * That text is expanded in a worker thread (calendar-thread.ts), within a work budget and a cap on
+ * events (ics-busy.ts) and a wall-clock limit; past them the feed is refused with a reason she
+ * can read (docs/security.md#untrusted-input-that-costs-cpu).
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
@@ -26,8 +32,9 @@ import {
 } from '../../db/repositories/calendar-feed.repository.ts';
 import { replaceBusyIntervals } from '../../db/repositories/schedule.repository.ts';
 import { resolveTarget, systemResolver, TargetRefusedError, type AddressPolicy, type HostResolver } from '../webhooks/address-policy.ts';
+import { CalendarThread } from './calendar-thread.ts';
 import { FeedHttpClient, type FeedErrorCode } from './feed-http.ts';
-import { busyIntervalsFromIcs, NotICalendarError } from './ics-busy.ts';
+import { MAX_EVENTS, WORK_BUDGET } from './ics-busy.ts';
 
 /** How often the jobs runner reads each feed. */
 export const REFRESH_EVERY_MS = 15 * 60_000;
@@ -38,12 +45,24 @@ const FULL_READ_EVERY_MS = 24 * 3_600_000;
 export const FEED_MAX_BYTES = 5 * 1024 * 1024;
 export const FEED_TIMEOUT_MS = 10_000;
 export const MAX_BUSY_INTERVALS = 5_000;
+/** Wall-clock time the worker may spend on one feed before it is terminated. */
+export const PARSE_TIME_LIMIT_MS = 10_000;
+/** The worker's heap: a 5 MB feed parses in well under it. */
+const READER_HEAP_MB = 256;
 const MAX_URL_LENGTH = 2_000;
 /** Her horizon is capped here whatever lawyers.horizon_days says. */
 const MAX_HORIZON_DAYS = 366;
 
 /** Why an address was not accepted (calendarFeed.invalid in the catalogues). */
 export type FeedAddressProblem = 'empty' | 'too_long' | 'not_url' | 'scheme' | 'credentials' | 'refused';
+
+/** She is not (or no longer) verified: no feed is saved or read (calendarFeed.notVerified). */
+export class FeedNotAllowedError extends Error {
+  constructor() {
+    super('only a verified lawyer may add her calendar');
+    this.name = 'FeedNotAllowedError';
+  }
+}
 
 export class FeedAddressError extends Error {
   constructor(
@@ -88,6 +107,10 @@ export interface CalendarFeedDeps {
   timeoutMs?: number;
   maxBytes?: number;
   maxIntervals?: number;
+  /** Bounds of the expansion (tests): PARSE_TIME_LIMIT_MS, WORK_BUDGET, MAX_EVENTS. */
+  parseTimeLimitMs?: number;
+  workBudget?: number;
+  maxEvents?: number;
 }
 
 /**
@@ -111,6 +134,7 @@ export function addressHint(url: string): string {
 export class CalendarFeedService {
   private readonly http: FeedHttpClient;
   private readonly resolver: HostResolver;
+  private readonly reader: CalendarThread;
 
   constructor(private readonly deps: CalendarFeedDeps) {
     this.resolver = deps.resolver ?? systemResolver;
@@ -122,6 +146,12 @@ export class CalendarFeedService {
       policy: deps.policy,
       tls: deps.tls,
     });
+    this.reader = new CalendarThread({ timeLimitMs: deps.parseTimeLimitMs ?? PARSE_TIME_LIMIT_MS, maxHeapMb: READER_HEAP_MB });
+  }
+
+  /** Whether she may have a feed: verified by the operator and not expired (lawyers.verified). */
+  async allowed(lawyerId: string): Promise<boolean> {
+    return (await findLawyerCalendarFacts(this.deps.database.db, lawyerId))?.verified === 1;
   }
 
   private now(): Date {
@@ -181,6 +211,7 @@ export class CalendarFeedService {
    * tick). Replacing drops the old calendar's intervals in the same transaction.
    */
   async set(lawyerId: string, rawAddress: string): Promise<{ status: FeedStatus | null; read: RefreshOutcome | null }> {
+    if (!(await this.allowed(lawyerId))) throw new FeedNotAllowedError();
     const url = await this.normalizeAddress(rawAddress);
     const nowIso = this.now().toISOString();
     await this.deps.database.db.transaction().execute(async (trx) => {
@@ -191,7 +222,7 @@ export class CalendarFeedService {
     const read = await this.refreshNow(lawyerId);
     // Null only when she removed it meanwhile (another tab).
     const status = await this.status(lawyerId);
-    return { status, read: read.outcome === 'too_soon' || read.outcome === 'no_feed' ? null : read };
+    return { status, read: read.outcome === 'too_soon' || read.outcome === 'no_feed' || read.outcome === 'not_verified' ? null : read };
   }
 
   /** Removes her feed and its busy times. */
@@ -207,7 +238,8 @@ export class CalendarFeedService {
   }
 
   /** Her "refresh now": reads the feed at once, at most once a minute. */
-  async refreshNow(lawyerId: string): Promise<RefreshOutcome | { outcome: 'too_soon'; retryAfterSeconds: number } | { outcome: 'no_feed' }> {
+  async refreshNow(lawyerId: string): Promise<RefreshOutcome | { outcome: 'too_soon'; retryAfterSeconds: number } | { outcome: 'no_feed' } | { outcome: 'not_verified' }> {
+    if (!(await this.allowed(lawyerId))) return { outcome: 'not_verified' };
     const now = this.now();
     const db = this.deps.database.db;
     const claimed = await claimManualRefresh(db, lawyerId, now.toISOString(), new Date(now.getTime() - MANUAL_REFRESH_EVERY_MS).toISOString(), new Date(now.getTime() + REFRESH_EVERY_MS).toISOString());
@@ -246,6 +278,8 @@ export class CalendarFeedService {
   private async read(row: CalendarFeedRow): Promise<RefreshOutcome> {
     const db = this.deps.database.db;
     const lawyerId = row.lawyer_id;
+    // Verification can lapse between the claim and here: nothing is fetched, nothing recorded.
+    if (!(await this.allowed(lawyerId))) return { outcome: 'superseded' };
     const started = this.now();
     const fresh = row.parsed_at !== null && started.getTime() - Date.parse(row.parsed_at) < FULL_READ_EVERY_MS;
     const answer = await this.http.read(row.url, fresh ? { etag: row.etag, lastModified: row.last_modified } : { etag: null, lastModified: null });
@@ -260,14 +294,16 @@ export class CalendarFeedService {
     const facts = await findLawyerCalendarFacts(db, lawyerId);
     if (!facts) return { outcome: 'superseded' };
     const horizonDays = Math.min(Math.max(Number(facts.horizon_days) || 90, 1), MAX_HORIZON_DAYS);
-    let expanded;
-    try {
-      const fromMs = this.now().getTime();
-      expanded = busyIntervalsFromIcs(answer.body, { fromMs, toMs: fromMs + horizonDays * 86_400_000, defaultZone: facts.timezone, cap: this.deps.maxIntervals ?? MAX_BUSY_INTERVALS });
-    } catch (err) {
-      if (err instanceof NotICalendarError) return fail('not_calendar', err.message);
-      return fail('not_calendar', `unreadable: ${(err as Error).message ?? String(err)}`);
-    }
+    const fromMs = this.now().getTime();
+    const expanded = await this.reader.expand(answer.bytes, {
+      fromMs,
+      toMs: fromMs + horizonDays * 86_400_000,
+      defaultZone: facts.timezone,
+      cap: this.deps.maxIntervals ?? MAX_BUSY_INTERVALS,
+      budget: this.deps.workBudget ?? WORK_BUDGET,
+      maxEvents: this.deps.maxEvents ?? MAX_EVENTS,
+    });
+    if (!expanded.ok) return fail(expanded.code, expanded.detail);
     const intervals = expanded.intervals.map((i) => ({ starts_at: new Date(i.start).toISOString(), ends_at: new Date(i.end).toISOString() }));
     const stored = await db.transaction().execute(async (trx) => {
       // Conditional on the address: a feed removed or replaced during the read records nothing.
@@ -282,6 +318,6 @@ export class CalendarFeedService {
   }
 
   async close(): Promise<void> {
-    await this.http.close();
+    await Promise.all([this.http.close(), this.reader.close()]);
   }
 }

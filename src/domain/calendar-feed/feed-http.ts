@@ -29,10 +29,23 @@ export interface FeedHttpOptions {
 }
 
 /** Why a read failed, as the portal explains it (calendarFeed.errors in the catalogues). */
-export type FeedErrorCode = 'refused' | 'not_found' | 'unauthorized' | 'http_status' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network' | 'not_calendar';
+export type FeedErrorCode =
+  | 'refused'
+  | 'not_found'
+  | 'unauthorized'
+  | 'http_status'
+  | 'timeout'
+  | 'too_large'
+  | 'too_many_redirects'
+  | 'network'
+  | 'not_calendar'
+  // Read, but past the bounds of the expansion (ics-busy.ts, calendar-thread.ts).
+  | 'too_many_events'
+  | 'too_complex';
 
 export type FeedRead =
-  | { kind: 'ok'; body: string; etag: string | null; lastModified: string | null }
+  /** The body's bytes, undecoded: they are decoded where they are parsed, off the serving thread. */
+  | { kind: 'ok'; bytes: Uint8Array; etag: string | null; lastModified: string | null }
   | { kind: 'not_modified' }
   | { kind: 'failed'; code: FeedErrorCode; detail: string };
 
@@ -112,7 +125,7 @@ export class FeedHttpClient {
           if (size > this.options.maxBytes) return { kind: 'failed', code: 'too_large', detail: `more than ${this.options.maxBytes} bytes` };
           chunks.push(chunk);
         }
-        return { kind: 'ok', body: Buffer.concat(chunks).toString('utf8'), etag: header(response.headers, 'etag'), lastModified: header(response.headers, 'last-modified') };
+        return { kind: 'ok', bytes: Buffer.concat(chunks, size), etag: header(response.headers, 'etag'), lastModified: header(response.headers, 'last-modified') };
       }
     } catch (err) {
       if (timedOut) return { kind: 'failed', code: 'timeout', detail: `no complete answer within ${this.options.timeoutMs} ms` };

@@ -14,6 +14,8 @@ export interface FeedLawyer {
   id: string;
   timezone: string;
   horizonDays: number;
+  /** Verified by the operator: only then may she add a calendar (issue 25). */
+  verified: boolean;
 }
 
 function when(iso: string, ctx: SiteContext, zone: string): string {
@@ -47,7 +49,7 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
   const t = ctx.t.calendarFeed;
   const error = form?.error ?? null;
   const doneText = done ? t.done[done] : undefined;
-  const doneBad = done === 'savedFailed' || done === 'refreshFailed' || done === 'tooSoon';
+  const doneBad = done === 'savedFailed' || done === 'refreshFailed' || done === 'tooSoon' || done === 'notVerified';
   return (
     <PortalLayout ctx={ctx} title={error ? `${t.errorTitle} — ${t.title}` : t.title} current="calendar-feed">
       <h1>{t.title}</h1>
@@ -69,6 +71,12 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
       ) : null}
       <p>{t.intro}</p>
       <p class="meta">{t.privacy}</p>
+      {lawyer.verified ? null : (
+        <Notice kind="warn">
+          <h2>{t.notVerifiedTitle}</h2>
+          <p>{t.notVerified}</p>
+        </Notice>
+      )}
 
       {status ? (
         <section aria-labelledby="feed-status">
@@ -94,10 +102,12 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
             </Notice>
           ) : null}
           <div class="feed-actions">
-            <PostForm ctx={ctx} action="/lawyer/calendar-feed/refresh" once>
-              <button type="submit">{t.refresh}</button>
-              <p class="hint">{t.refreshHint}</p>
-            </PostForm>
+            {lawyer.verified ? (
+              <PostForm ctx={ctx} action="/lawyer/calendar-feed/refresh" once>
+                <button type="submit">{t.refresh}</button>
+                <p class="hint">{t.refreshHint}</p>
+              </PostForm>
+            ) : null}
             <PostForm ctx={ctx} action="/lawyer/calendar-feed/remove" once>
               <button type="submit" class="secondary">
                 {t.remove}
@@ -108,40 +118,42 @@ export function CalendarFeedPage({ ctx, lawyer, status, done, form }: CalendarFe
         </section>
       ) : null}
 
-      <section aria-labelledby="feed-form">
-        <h2 id="feed-form">{status ? t.formReplaceTitle : t.formAddTitle}</h2>
-        <PostForm ctx={ctx} action="/lawyer/calendar-feed" novalidate>
-          <div class="field">
-            <label for="f-url">{t.urlLabel}</label>
-            <input
-              id="f-url"
-              name="url"
-              type="url"
-              inputmode="url"
-              autocomplete="off"
-              spellcheck={false}
-              maxLength={2000}
-              value={form?.url ?? ''}
-              placeholder="https://"
-              required
-              aria-invalid={error ? 'true' : undefined}
-              aria-describedby={error ? 'f-url-hint f-url-error' : 'f-url-hint'}
-            />
-            <span class="hint" id="f-url-hint">
-              {t.urlHint}
-            </span>
-            {error ? (
-              <span class="field-error" id="f-url-error">
-                {error}
+      {lawyer.verified ? (
+        <section aria-labelledby="feed-form">
+          <h2 id="feed-form">{status ? t.formReplaceTitle : t.formAddTitle}</h2>
+          <PostForm ctx={ctx} action="/lawyer/calendar-feed" novalidate>
+            <div class="field">
+              <label for="f-url">{t.urlLabel}</label>
+              <input
+                id="f-url"
+                name="url"
+                type="url"
+                inputmode="url"
+                autocomplete="off"
+                spellcheck={false}
+                maxLength={2000}
+                value={form?.url ?? ''}
+                placeholder="https://"
+                required
+                aria-invalid={error ? 'true' : undefined}
+                aria-describedby={error ? 'f-url-hint f-url-error' : 'f-url-hint'}
+              />
+              <span class="hint" id="f-url-hint">
+                {t.urlHint}
               </span>
-            ) : null}
-          </div>
-          <button class="wide" type="submit">
-            {t.save}
-          </button>
-        </PostForm>
-        <p class="meta">{t.secretNote}</p>
-      </section>
+              {error ? (
+                <span class="field-error" id="f-url-error">
+                  {error}
+                </span>
+              ) : null}
+            </div>
+            <button class="wide" type="submit">
+              {t.save}
+            </button>
+          </PostForm>
+          <p class="meta">{t.secretNote}</p>
+        </section>
+      ) : null}
 
       <section aria-labelledby="feed-how">
         <h2 id="feed-how">{t.howTitle}</h2>

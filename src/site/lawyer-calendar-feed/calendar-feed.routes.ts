@@ -6,17 +6,17 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { h } from 'preact';
-import { FeedAddressError, type CalendarFeedService } from '../../domain/calendar-feed/calendar-feed.service.ts';
+import { FeedAddressError, FeedNotAllowedError, type CalendarFeedService } from '../../domain/calendar-feed/calendar-feed.service.ts';
 import type { PortalService } from '../../domain/lawyers/portal.service.ts';
 import type { LawyerTable } from '../../db/schema.ts';
 import { requireLawyer } from '../lawyer/guard.ts';
 import { CalendarFeedPage, type FeedLawyer } from './calendar-feed.page.tsx';
 
 const PATH = '/lawyer/calendar-feed';
-const DONE = new Set(['saved', 'savedLater', 'savedFailed', 'refreshed', 'refreshFailed', 'tooSoon', 'removed']);
+const DONE = new Set(['saved', 'savedLater', 'savedFailed', 'refreshed', 'refreshFailed', 'tooSoon', 'removed', 'notVerified']);
 
-/** What the page shows of her record: her time zone and how far ahead she takes bookings. */
-const feedLawyer = (l: LawyerTable): FeedLawyer => ({ id: l.id, timezone: l.timezone, horizonDays: Number(l.horizon_days) });
+/** What the page shows of her record: her time zone, how far ahead she takes bookings, whether she is verified. */
+const feedLawyer = (l: LawyerTable): FeedLawyer => ({ id: l.id, timezone: l.timezone, horizonDays: Number(l.horizon_days), verified: l.verified === 1 });
 
 export function calendarFeedArea({ calendarFeeds, portal }: { calendarFeeds: CalendarFeedService; portal: Pick<PortalService, 'forUser'> }) {
   return async (site: FastifyInstance) => {
@@ -40,6 +40,8 @@ export function calendarFeedArea({ calendarFeeds, portal }: { calendarFeeds: Cal
         const done = read === null ? 'savedLater' : read.outcome === 'failed' ? 'savedFailed' : 'saved';
         return reply.code(303).redirect(`${PATH}?done=${done}`);
       } catch (err) {
+        // Not verified (the page offers no form then; a form posted anyway is answered so).
+        if (err instanceof FeedNotAllowedError) return reply.code(303).redirect(`${PATH}?done=notVerified`);
         if (!(err instanceof FeedAddressError)) throw err;
         const t = request.site.t.calendarFeed;
         const status = await calendarFeeds.status(lawyer.id);
@@ -52,7 +54,7 @@ export function calendarFeedArea({ calendarFeeds, portal }: { calendarFeeds: Cal
       if (!found) return reply;
       const lawyer = feedLawyer(found);
       const result = await calendarFeeds.refreshNow(lawyer.id);
-      const done = result.outcome === 'too_soon' ? 'tooSoon' : result.outcome === 'failed' ? 'refreshFailed' : result.outcome === 'no_feed' ? null : 'refreshed';
+      const done = result.outcome === 'too_soon' ? 'tooSoon' : result.outcome === 'failed' ? 'refreshFailed' : result.outcome === 'not_verified' ? 'notVerified' : result.outcome === 'no_feed' ? null : 'refreshed';
       return reply.code(303).redirect(done ? `${PATH}?done=${done}` : PATH);
     });
 
