@@ -109,6 +109,8 @@ import { toolDefinitions } from './mcp/tools.ts';
 import { OperatorService } from './domain/operator/operator.service.ts';
 import { AppMetrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/metrics.routes.ts';
+import { widgetArea } from './site/widget/widget.routes.ts';
+import { WidgetService } from './domain/booking/widget.service.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -538,6 +540,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       consultationChangeArea({ consultations, change: personChange, directory }),
     ],
   });
+  await fastify.register(widgetArea({ config, clock, access, directory, booking, widget: new WidgetService({ database, clock }), requestLog }));
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',
     uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
