@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import type { InjectOptions } from 'light-my-request';
 import { OPERATOR } from '../support/keys.ts';
 import { createTestContext, SITE, type TestContext } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14, intentRow } from '../support/booking.ts';
@@ -86,7 +85,7 @@ for (const target of databaseTargets()) {
     });
     after(async () => ctx?.close());
 
-    const inject = (opts: InjectOptions) => ctx.app.fastify.inject(opts);
+    const inject = (opts: { method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: string | object }) => ctx.app.fastify.inject(opts);
 
     it('a publishable key is pk_live_/pk_test_, holds only the read and hold scopes, and keeps its origins', async () => {
       assert.match(pk, /^pk_live_[0-9A-Za-z]{38}$/);
