@@ -110,6 +110,7 @@ import { OperatorService } from './domain/operator/operator.service.ts';
 import { AppMetrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/metrics.routes.ts';
 import { widgetArea } from './site/widget/widget.routes.ts';
+import { widgetDeveloperArea } from './site/widget/snippet.routes.tsx';
 import { WidgetService } from './domain/booking/widget.service.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -520,6 +521,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       keysArea(dashboard),
       webhooksArea(dashboard),
       requestsArea(dashboard),
+      widgetDeveloperArea(dashboard),
       firmsArea(dashboard),
       operatorArea(dashboard),
       applicationsQueueArea({ dashboard, review: new ApplicationReviewService({ database, verification, applications }), verification }),
