@@ -110,6 +110,9 @@ import { toolDefinitions } from './mcp/tools.ts';
 import { OperatorService } from './domain/operator/operator.service.ts';
 import { AppMetrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/metrics.routes.ts';
+import { widgetArea } from './site/widget/widget.routes.ts';
+import { widgetDeveloperArea } from './site/widget/snippet.routes.tsx';
+import { WidgetService } from './domain/booking/widget.service.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -520,6 +523,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       keysArea(dashboard),
       webhooksArea(dashboard),
       requestsArea(dashboard),
+      widgetDeveloperArea(dashboard),
       firmsArea(dashboard),
       operatorArea(dashboard),
       applicationsQueueArea({ dashboard, review: new ApplicationReviewService({ database, verification, applications }), verification }),
@@ -540,6 +544,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       consultationChangeArea({ consultations, change: personChange, directory }),
     ],
   });
+  await fastify.register(widgetArea({ config, clock, access, directory, booking, widget: new WidgetService({ database, clock }), requestLog }));
   await fastify.register(swaggerUi, {
     routePrefix: '/docs/api',
     uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },

@@ -115,6 +115,8 @@ export function keyJson(key: ApiKeyRecord, now: Date): Record<string, unknown> {
     revoked_at: key.revokedAt,
     suspension: key.suspension,
     allowed_ips: key.allowedIps,
+    kind: key.kind,
+    allowed_origins: key.allowedOrigins,
   };
 }
 
@@ -136,6 +138,7 @@ function keyText(key: ApiKeyRecord, now: Date): string {
     ['expires', key.expiresAt ?? 'never'],
     ['allowed IPs', key.allowedIps ? key.allowedIps.join(', ') : 'any'],
   ];
+  if (key.kind === 'publishable') rows.push(['kind', 'publishable (booking widget)'], ['origins', (key.allowedOrigins ?? []).join(', ')]);
   if (key.revokedAt) rows.push(['revoked', key.revokedAt]);
   if (key.suspension) rows.push(['suspended', `by ${key.suspension.by} at ${key.suspension.at}: ${key.suspension.reason}`]);
   return rows.map(([k, v]) => `${k.padEnd(12)}${v}`).join('\n');
@@ -167,8 +170,29 @@ async function createKey(ctx: AccessCommandContext, services: AccessServices, ac
     expiresAt: stringFlag(flags, 'expires-at') ?? null,
     allowedIps: allowIp === undefined ? null : listValue(allowIp),
   };
+  const origin = stringFlag(flags, 'origin');
+  if (flags.publishable === true) {
+    options.publishable = true;
+    options.origins = origin === undefined ? [] : listValue(origin);
+  } else if (origin !== undefined) throw new AccessUsageError('--origin applies to publishable keys: add --publishable');
   const { key, token } = await services.keys.create(actor, owner, options);
   const now = new Date();
+  if (key.kind === 'publishable') {
+    print(
+      json,
+      { ...keyJson(key, now), token },
+      [
+        `Created publishable ${key.mode} key ${key.id} for ${ownerText(key)}.`,
+        '',
+        'Publishable key — safe in a page\'s source, works only from the origins listed; the dashboard shows it again:',
+        '',
+        `  ${token}`,
+        '',
+        keyText(key, now),
+      ].join('\n'),
+    );
+    return 0;
+  }
   print(
     json,
     { ...keyJson(key, now), token },

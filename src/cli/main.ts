@@ -34,6 +34,9 @@ Usage: consulta <command> [options]   (every command accepts --json)
   keys create [--test] [--tier T] [--scopes a,b] [--owner EMAIL | --firm SLUG]
               [--name N] [--expires-at ISO] [--allow-ip CIDR,…]
                               create an API key; the key is printed ONCE
+  keys create --publishable --origin https://a.example[,…] [--test] [--owner EMAIL | --firm SLUG]
+                              a pk_live_/pk_test_ key for the booking widget,
+                              working only from those web origins (docs/widget.md)
   keys list [--owner EMAIL | --firm SLUG]
   keys show|revoke|unsuspend KEY_ID
   keys suspend KEY_ID --reason R
@@ -181,6 +184,8 @@ export async function run(argv: string[]): Promise<number> {
       name: { type: 'string' },
       'expires-at': { type: 'string' },
       'allow-ip': { type: 'string' },
+      publishable: { type: 'boolean' },
+      origin: { type: 'string' },
       reason: { type: 'string' },
       // lawyers …
       note: { type: 'string' },

@@ -30,6 +30,7 @@ import * as m0031 from './migrations/0031-calendar-feeds.ts';
 import * as m0032 from './migrations/0032-earnings-connect.ts';
 import * as m0033 from './migrations/0033-after-booking.ts';
 import * as m0034 from './migrations/0034-wave4-shared.ts';
+import * as m0036 from './migrations/0036-publishable-keys.ts';
 import * as m0037 from './migrations/0037-lawyer-holidays-notices.ts';
 
 /** Every migration, in order. Listed in code so that the set is the same wherever it runs. */
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0032-earnings-connect': m0032,
   '0033-after-booking': m0033,
   '0034-wave4-shared': m0034,
+  '0036-publishable-keys': m0036,
   '0037-lawyer-holidays-notices': m0037,
 };
 

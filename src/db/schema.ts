@@ -398,6 +398,13 @@ export interface ApiKeyTable {
   /** JSON array of normalised addresses/CIDRs; null means any address. */
   allowed_ips: string | null;
   created_at: string;
+  // -- 0036-publishable-keys --
+  /** `secret` (svc_…) or `publishable` (pk_live_… / pk_test_…: the booking widget's). */
+  kind?: string;
+  /** Publishable keys: JSON array of the web origins it works from; null for secret keys. */
+  allowed_origins?: string | null;
+  /** Publishable keys only: the key itself (public by design); null for secret keys. */
+  public_token?: string | null;
 }
 
 export interface NotificationTable {

@@ -55,6 +55,12 @@ export const ERROR_CODES = {
     description: 'The API key carries an IP allow-list and the address the request came from is not on it. The address is the TCP peer, or the client named by a trusted proxy.',
     resolution: 'Send the request from an allowed address, or ask the key owner to add this address or range to the key\'s allow-list.',
   },
+  origin_not_allowed: {
+    status: 403,
+    title: 'Origin not allowed',
+    description: 'A publishable key (`pk_live_…`, `pk_test_…`) was used without a browser `Origin` on its list of web origins: from another site, or from a server. Publishable keys are for the booking widget in the pages of the sites their owner named.',
+    resolution: 'Add the site\'s origin to the key in the dashboard (Developers → Booking widget), or call from a server with a secret key (`svc_…`).',
+  },
   forbidden: {
     status: 403,
     title: 'Forbidden',

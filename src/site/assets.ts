@@ -65,6 +65,13 @@ export class SiteAssets {
     return asset.url;
   }
 
+  /** An asset's bytes, for files also served at a fixed address (the widget's /embed.js). */
+  body(name: string): Buffer {
+    const asset = this.byName.get(name);
+    if (!asset) throw new Error(`unknown site asset ${name}`);
+    return asset.body;
+  }
+
   register(app: FastifyInstance): void {
     app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
       const asset = this.byUrl.get(`/assets/${request.params.file}`);

@@ -31,8 +31,9 @@ export function browserUnavailable(): string | undefined {
   return `${CHROMIUM_PATH} not installed (apt-get install chromium)`;
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
+/** `extraArgs`: more Chromium switches (the widget suite blocks third-party cookies). */
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...FLAGS, ...extraArgs] });
 }
 
 /** A loopback port that was free a moment ago (for a server whose URL must be known before it starts). */

@@ -14,10 +14,10 @@ export async function firmIdsOfUser(db: Executor, userId: string): Promise<strin
  * A person's keys for the checklist, revoked ones included (it records what happened): their
  * personal keys, and the keys they created for a firm they still belong to.
  */
-export function checklistKeys(db: Executor, userId: string, firmIds: readonly string[]): Promise<Array<{ id: string; mode: string }>> {
+export function checklistKeys(db: Executor, userId: string, firmIds: readonly string[]): Promise<Array<{ id: string; mode: string; kind?: string }>> {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'mode'])
+    .select(['id', 'mode', 'kind'])
     .where((eb) =>
       eb.or([
         eb('owner_user_id', '=', userId),

@@ -10,6 +10,7 @@ import { compileAllowList } from './ip-allowlist.ts';
 import { ANONYMOUS_RULES, failedAuthRules, keyRules, type AnonymousGroup } from './limits.ts';
 import { retryAfterSeconds, type RateLimitStore, type WindowRule, type WindowState } from './rate-limit.ts';
 import type { ApiKeyRecord, Scope } from './types.ts';
+import { originAllowed } from './web-origins.ts';
 
 export type Caller =
   | { kind: 'anonymous'; ip: string }
@@ -88,8 +89,36 @@ export class AccessService {
    * Who is calling: anonymous (no Authorization header) or a valid key. Throws for a bad key
    * (401), an address outside the key's allow-list, an expired or a suspended key.
    */
-  async authenticate(authorization: string | undefined, ip: string, route: RouteAccess): Promise<Caller> {
-    return this.resolve(authorization, ip, this.deps.clock.now().getTime(), route.diagnostic === true);
+  async authenticate(authorization: string | undefined, ip: string, route: RouteAccess, origin?: string): Promise<Caller> {
+    const caller = await this.resolve(authorization, ip, this.deps.clock.now().getTime(), route.diagnostic === true);
+    // A publishable key works only from a browser page on its list (a server sends no Origin).
+    if (caller.kind === 'key' && caller.key.kind === 'publishable' && !originAllowed(caller.key.allowedOrigins ?? [], origin)) {
+      throw new DomainError('origin_not_allowed', 'This publishable key works only from the web origins its owner listed; this request came from elsewhere.');
+    }
+    return caller;
+  }
+
+  /**
+   * The widget frame's key (src/site/widget/): the same checks as a bearer token (unknown, revoked,
+   * expired, suspended), without the Origin test — the browser enforces `frame-ancestors` there.
+   * Null for anything that is not an active publishable key's well-formed token.
+   */
+  async publishableKey(token: string, ip: string): Promise<ApiKeyRecord | null> {
+    if (!token.startsWith('pk_')) return null;
+    try {
+      const caller = await this.resolve(`Bearer ${token}`, ip, this.deps.clock.now().getTime(), false);
+      return caller.kind === 'key' && caller.key.kind === 'publishable' ? caller.key : null;
+    } catch (err) {
+      if (err instanceof DomainError) return null;
+      throw err;
+    }
+  }
+
+  /** A publishable key as stored, whatever its state (revoked included): the frame names its origins even to say it is off. */
+  async publishableRecord(token: string): Promise<ApiKeyRecord | null> {
+    if (!token.startsWith('pk_')) return null;
+    const entry = await this.lookup(token, this.deps.clock.now().getTime());
+    return entry.record?.kind === 'publishable' ? entry.record : null;
   }
 
   /**
@@ -177,6 +206,12 @@ export class AccessService {
   private async consume(caller: Caller, route: RouteAccess, nowMs: number): Promise<WindowState[] | null> {
     let bucket: string;
     let rules: readonly WindowRule[];
+    if (caller.kind === 'key' && caller.key.kind === 'publishable' && !route.diagnostic) {
+      // A publishable key is in every visitor's hands: each visitor address gets the anonymous
+      // limits of its own under the key (so one visitor cannot use up the key), and all of them
+      // together count against the key's tier.
+      await this.consumeOrRefuse(caller, `pk:${caller.key.id}:${route.anonymousGroup ?? 'default'}:${caller.ip}`, ANONYMOUS_RULES[route.anonymousGroup ?? 'default'], nowMs);
+    }
     if (caller.kind === 'key') {
       bucket = route.diagnostic ? `diag:${caller.key.id}` : `key:${caller.key.id}`;
       rules = route.diagnostic ? DIAGNOSTIC_RULES : keyRules(caller.key.tier);
@@ -185,6 +220,10 @@ export class AccessService {
       bucket = `anon:${group}:${caller.ip}`;
       rules = ANONYMOUS_RULES[group];
     }
+    return this.consumeOrRefuse(caller, bucket, rules, nowMs);
+  }
+
+  private async consumeOrRefuse(caller: Caller, bucket: string, rules: readonly WindowRule[], nowMs: number): Promise<WindowState[] | null> {
     let result;
     try {
       result = await this.deps.limiter.consume(bucket, this.enforced(rules), nowMs);

@@ -11,14 +11,20 @@ import type { ApiKeyRecord, KeyMode, KeyStatus } from './types.ts';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const LIVE_KEY_PREFIX = 'svc_';
 export const TEST_KEY_PREFIX = 'svc_test_';
+/** Publishable keys (the booking widget's; docs/widget.md): safe in a page's source. */
+export const PUBLISHABLE_LIVE_PREFIX = 'pk_live_';
+export const PUBLISHABLE_TEST_PREFIX = 'pk_test_';
 export const KEY_RANDOM_LENGTH = 32;
 export const KEY_CHECKSUM_LENGTH = 6;
 /** Characters of the key shown in listings: the mode header plus a few random characters. */
 const DISPLAY_PREFIX_LENGTH: Record<KeyMode, number> = { live: 12, test: 13 };
 
 // Base62 has no `_`, so a live key's random part can never start with `test_`.
-const KEY_PATTERN = /^(svc_(?:test_)?)([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
+const KEY_PATTERN = /^(svc_(?:test_)?|pk_live_|pk_test_)([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
 const LONGEST_KEY = TEST_KEY_PREFIX.length + KEY_RANDOM_LENGTH + KEY_CHECKSUM_LENGTH;
+
+/** A secret key (`svc_…`, server to server) or a publishable one (`pk_…`, the widget in a page). */
+export type KeyKind = 'secret' | 'publishable';
 
 export interface GeneratedApiKey {
   /** The full secret: shown to its owner once, never stored. */
@@ -57,24 +63,30 @@ export function keyChecksum(body: string): string {
   return out;
 }
 
-/** Creates a new key of the given mode. */
-export function generateApiKey(mode: KeyMode): GeneratedApiKey {
-  const body = (mode === 'test' ? TEST_KEY_PREFIX : LIVE_KEY_PREFIX) + randomBase62(KEY_RANDOM_LENGTH);
+/** Creates a new key of the given mode (and kind: secret unless asked). */
+export function generateApiKey(mode: KeyMode, kind: KeyKind = 'secret'): GeneratedApiKey {
+  const header = kind === 'publishable' ? (mode === 'test' ? PUBLISHABLE_TEST_PREFIX : PUBLISHABLE_LIVE_PREFIX) : mode === 'test' ? TEST_KEY_PREFIX : LIVE_KEY_PREFIX;
+  const body = header + randomBase62(KEY_RANDOM_LENGTH);
   const token = body + keyChecksum(body);
-  return { token, prefix: token.slice(0, DISPLAY_PREFIX_LENGTH[mode]), hash: hashApiKey(token) };
+  // pk_live_ and pk_test_ are the same length: the header plus four random characters.
+  const shown = kind === 'publishable' ? header.length + 4 : DISPLAY_PREFIX_LENGTH[mode];
+  return { token, prefix: token.slice(0, shown), hash: hashApiKey(token) };
 }
 
 /**
  * Whether `token` is a well-formed key with a correct checksum, and its mode; null for anything
  * else (truncated or altered keys, MCP tokens, junk). Pure: never touches the database.
  */
-export function parseApiKey(token: unknown): { mode: KeyMode } | null {
+export function parseApiKey(token: unknown): { mode: KeyMode; kind: KeyKind } | null {
   if (typeof token !== 'string' || token.length > LONGEST_KEY) return null;
   const match = KEY_PATTERN.exec(token);
   if (!match) return null;
   const [, header, random, check] = match as unknown as [string, string, string, string];
   if (keyChecksum(header + random) !== check) return null;
-  return { mode: header === TEST_KEY_PREFIX ? 'test' : 'live' };
+  return {
+    mode: header === TEST_KEY_PREFIX || header === PUBLISHABLE_TEST_PREFIX ? 'test' : 'live',
+    kind: header.startsWith('pk_') ? 'publishable' : 'secret',
+  };
 }
 
 /** SHA-256 hex of the full key: the stored form and the lookup key. */

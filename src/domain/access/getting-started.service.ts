@@ -1,5 +1,5 @@
 /**
- * The developer dashboard's getting-started checklist: five steps from a first test key to live
+ * The developer dashboard's getting-started checklist: six steps from a first test key to live
  * traffic, each done or not from what the database records, never from what a page remembers.
  *
  * Whose work counts (docs/dashboard.md#overview): the person's own keys and endpoints, and the
@@ -22,7 +22,7 @@ import {
 } from '../../db/repositories/getting-started.repository.ts';
 import { REQUEST_LOG_DAYS } from './request-history.service.ts';
 
-export const CHECKLIST_STEPS = ['test_key', 'first_request', 'log_seen', 'webhook', 'live'] as const;
+export const CHECKLIST_STEPS = ['test_key', 'first_request', 'log_seen', 'webhook', 'live', 'widget'] as const;
 export type ChecklistStep = (typeof CHECKLIST_STEPS)[number];
 
 export interface GettingStarted {
@@ -58,6 +58,8 @@ export class GettingStartedService {
       log_seen: called && seenAt !== null,
       webhook: hasEndpoint,
       live: succeededLive,
+      // Embedding the widget starts with its key (docs/widget.md).
+      widget: keys.some((k) => k.kind === 'publishable'),
     };
     const steps = CHECKLIST_STEPS.map((step) => ({ step, done: done[step] }));
     return { steps, next: steps.find((s) => !s.done)?.step ?? null, hasLiveKey: live.length > 0 };

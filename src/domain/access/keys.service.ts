@@ -35,7 +35,8 @@ import { AccountsService } from './accounts.service.ts';
 import { normalizeEmail } from '../identity/email-address.ts';
 import { generateApiKey, hashApiKey, parseApiKey } from './api-key.ts';
 import { validateAllowList } from './ip-allowlist.ts';
-import { SCOPES, TIERS, type Actor, type ApiKeyRecord, type KeyMode, type KeyOwner, type Scope, type SuspendedBy, type Tier } from './types.ts';
+import { validateOrigins } from './web-origins.ts';
+import { PUBLISHABLE_SCOPES, SCOPES, TIERS, type Actor, type ApiKeyRecord, type KeyMode, type KeyOwner, type Scope, type SuspendedBy, type Tier } from './types.ts';
 
 /** Whose key: a user's personal key (by email) or a firm's (by slug). */
 export type KeyOwnerRef = { ownerEmail: string } | { firmSlug: string };
@@ -51,6 +52,10 @@ export interface CreateKeyOptions {
   expiresAt?: string | null;
   /** Addresses and CIDR ranges; null/absent: any address. */
   allowedIps?: readonly string[] | null;
+  /** A publishable key for the booking widget (pk_live_/pk_test_): read and hold scopes only. */
+  publishable?: boolean;
+  /** Publishable keys: the web origins it works from (required, web-origins.ts). */
+  origins?: readonly string[] | null;
 }
 
 export interface CreatedKey {
@@ -103,6 +108,10 @@ export function toRecord(row: ApiKeyRow): ApiKeyRecord {
     // A stored list that is not a list of strings allows nothing (fail closed), never everything.
     allowedIps: allowed === null ? null : allowed.filter((e): e is string => typeof e === 'string'),
     createdAt: row.created_at,
+    kind: row.kind === 'publishable' ? 'publishable' : 'secret',
+    // A publishable key with a damaged list works from nowhere (fail closed).
+    allowedOrigins: row.kind === 'publishable' ? (parseJsonArray(row.allowed_origins ?? '[]') ?? []).filter((e): e is string => typeof e === 'string') : null,
+    publicToken: row.kind === 'publishable' ? (row.public_token ?? null) : null,
   };
 }
 
@@ -148,7 +157,7 @@ export class KeysService {
           ownerUserId = me.id;
         }
       }
-      const generated = generateApiKey(input.mode);
+      const generated = generateApiKey(input.mode, input.publishable ? 'publishable' : 'secret');
       const id = randomUUID();
       await insertApiKey(tx, {
         id,
@@ -168,6 +177,9 @@ export class KeysService {
         suspended_at: null,
         allowed_ips: input.allowedIps === null ? null : JSON.stringify(input.allowedIps),
         created_at: this.deps.clock.now().toISOString(),
+        kind: input.publishable ? 'publishable' : 'secret',
+        allowed_origins: input.publishable ? JSON.stringify(input.origins) : null,
+        public_token: input.publishable ? generated.token : null,
       });
       const row = await findApiKeyById(tx, id);
       return { key: toRecord(row!), token: generated.token };
@@ -354,13 +366,27 @@ export class KeysService {
     name: string | null;
     expiresAt: string | null;
     allowedIps: string[] | null;
+    publishable: boolean;
+    origins: string[];
   } {
     const errors: FieldError[] = [];
+    const publishable = options.publishable === true;
+    let origins: string[] = [];
+    if (publishable) {
+      const checked = validateOrigins(options.origins ?? []);
+      for (const e of checked.errors) errors.push({ pointer: e.index < 0 ? '/allowed_origins' : `/allowed_origins/${e.index}`, detail: e.detail });
+      origins = checked.origins;
+      const wider = (options.scopes ?? []).filter((sc) => !(PUBLISHABLE_SCOPES as readonly string[]).includes(sc));
+      if (wider.length > 0) errors.push({ pointer: '/scopes', detail: `a publishable key may hold only ${PUBLISHABLE_SCOPES.join(', ')}` });
+      if (options.allowedIps) errors.push({ pointer: '/allowed_ips', detail: 'a publishable key is used from visitors\' browsers: restrict it by web origin, not IP address' });
+    } else if (options.origins) {
+      errors.push({ pointer: '/allowed_origins', detail: 'web origins apply to publishable keys only' });
+    }
     const mode = options.mode;
     if (mode !== 'live' && mode !== 'test') errors.push({ pointer: '/mode', detail: 'must be live or test' });
     const tier = options.tier ?? 'free';
     if (!(TIERS as readonly string[]).includes(tier)) errors.push({ pointer: '/tier', detail: `must be one of ${TIERS.join(', ')}` });
-    let scopes: Scope[] = [...SCOPES];
+    let scopes: Scope[] = publishable ? [...PUBLISHABLE_SCOPES] : [...SCOPES];
     if (options.scopes !== undefined) {
       if (!Array.isArray(options.scopes) || options.scopes.length === 0) errors.push({ pointer: '/scopes', detail: 'must name at least one scope' });
       else {
@@ -395,7 +421,7 @@ export class KeysService {
       }
     }
     if (errors.length > 0) throw invalidRequest(`the key is not valid: ${errors.length === 1 ? `${errors[0]!.pointer.slice(1)} ${errors[0]!.detail}` : 'see errors'}`, errors);
-    return { mode: mode as KeyMode, tier: tier as Tier, scopes, name, expiresAt, allowedIps };
+    return { mode: mode as KeyMode, tier: tier as Tier, scopes, name, expiresAt, allowedIps, publishable, origins };
   }
 }
 

@@ -45,7 +45,16 @@ export interface ApiKeyRecord {
   /** IPv4/IPv6 addresses and CIDR ranges; null means any address. */
   allowedIps: string[] | null;
   createdAt: string;
+  /** `secret` (svc_…) or `publishable` (pk_…: the booking widget's, docs/widget.md). */
+  kind: 'secret' | 'publishable';
+  /** Publishable keys: the web origins it works from (CORS and frame-ancestors); null for secret keys. */
+  allowedOrigins: string[] | null;
+  /** Publishable keys: the key itself, public by design (the snippet shows it); null for secret keys. */
+  publicToken: string | null;
 }
+
+/** What a publishable key may do: read the directory and hold a time; never read intents or manage anything. */
+export const PUBLISHABLE_SCOPES = ['lawyers:read', 'availability:read', 'reviews:read', 'reference:read', 'bookings:initiate'] as const satisfies readonly Scope[];
 
 /**
  * Who, behind the operator actor, acted: a person in the operator console (with the request's

@@ -193,6 +193,8 @@ export class BookingService {
    * answer.
    */
   async initiate(caller: Caller, body: InitiateBody, idempotencyKey: string | undefined, admitNew: () => void | Promise<void> = () => {}, site: SiteHold | null = null): Promise<InitiateOutcome> {
+    // A publishable key is the booking widget's: its holds are the widget's, whatever the page sent.
+    if (caller.kind === 'key' && caller.key.kind === 'publishable') body = { ...body, source: 'widget' };
     if (idempotencyKey === undefined) {
       await admitNew();
       return { ...(await this.execute(caller, body, null, null, site)), replayed: false };

@@ -44,10 +44,14 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
   const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const route = routeAccess(request);
     try {
-      request.caller = await access.authenticate(request.headers.authorization, request.ip, route);
+      request.caller = await access.authenticate(request.headers.authorization, request.ip, route, request.headers.origin);
+      // A publishable key's answers are readable by its own origins only (docs/widget.md).
+      if (request.caller.kind === 'key' && request.caller.key.kind === 'publishable') reply.header('access-control-allow-origin', request.headers.origin!).header('vary', 'Origin');
       const windows = await access.admit(request.caller, route);
       if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
     } catch (err) {
+      // Refused for its origin: the browser of the page that tried gets nothing it may read.
+      if ((err as DomainError).code === 'origin_not_allowed') reply.removeHeader('access-control-allow-origin');
       const windows = (err as DomainError & { windows?: WindowState[] }).windows;
       if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
       if (route.replayBeforeLimit && request.caller?.kind === 'anonymous' && (err as DomainError).code === 'rate_limited' && request.headers['idempotency-key'] !== undefined) {

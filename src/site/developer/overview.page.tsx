@@ -32,6 +32,8 @@ function action(ctx: SiteContext, step: ChecklistStep, progress: GettingStarted)
       return { href: '/developer/webhooks/new', label: t.actionWebhook };
     case 'live':
       return progress.hasLiveKey ? { href: '/developer/requests?mode=live', label: t.actionLiveRequests } : { href: '/developer/keys/new?mode=live', label: t.actionLiveKey };
+    case 'widget':
+      return { href: '/developer/widget', label: t.actionWidget };
   }
 }
 

@@ -8,7 +8,7 @@ import type { SiteContext } from '../context.ts';
 import { BackLink } from './components.tsx';
 import { Layout } from './layout.tsx';
 
-export type DashboardSection = 'overview' | 'keys' | 'webhooks' | 'requests' | 'usage' | 'firms' | 'passkeys' | 'apps' | 'operator';
+export type DashboardSection = 'overview' | 'keys' | 'webhooks' | 'requests' | 'usage' | 'widget' | 'firms' | 'passkeys' | 'apps' | 'operator';
 
 export interface DashboardLayoutProps {
   ctx: SiteContext;
@@ -49,6 +49,7 @@ export function DashboardLayout({ ctx, title, current, children }: DashboardLayo
             {link('webhooks', '/developer/webhooks', t.dashboard.webhooks)}
             {link('requests', '/developer/requests', t.dashboard.requests)}
             {link('usage', '/developer/usage', t.dashboard.usage)}
+            {link('widget', '/developer/widget', t.widgetDev.nav)}
           </ul>
           <p class="dash-nav-heading">{t.dashboard.account}</p>
           <ul>

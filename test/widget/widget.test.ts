@@ -1,0 +1,247 @@
+/**
+ * The booking widget over HTTP (issue 27; docs/widget.md), on both databases: publishable keys
+ * (format, scopes, origins), the API from a page (CORS to the key's origins only; servers and
+ * other sites refused), the frame (frame-ancestors exactly the key's origins, no cookies at all,
+ * holds attributed to the key's owner with source widget), the messages for a secret key (never
+ * echoed) and a revoked key (in the visitor's language), test keys, the status the frame polls,
+ * the request log, and the weight budget.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { OPERATOR } from '../support/keys.ts';
+import { createTestContext, SITE, type TestContext } from '../support/app.ts';
+import { EVERY_DAY_9_TO_14, intentRow } from '../support/booking.ts';
+import { databaseTargets } from '../support/databases.ts';
+import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { messages } from '../../src/i18n/index.ts';
+import { normaliseOrigin, originAllowed, validateOrigins } from '../../src/domain/access/web-origins.ts';
+import { accessibleAccent, contrastWithWhite } from '../../src/site/widget/theme.ts';
+
+const HOST = 'https://ngo.example';
+const DAY = '2026-11-25';
+
+describe('web origins of a publishable key', () => {
+  it('accepts exact https origins, loopback over http and the https://*.example.org form; refuses the rest with a reason', () => {
+    assert.deepEqual(normaliseOrigin('https://NGO.example:443/'), { origin: 'https://ngo.example' });
+    assert.deepEqual(normaliseOrigin('http://127.0.0.1:8080'), { origin: 'http://127.0.0.1:8080' });
+    assert.deepEqual(normaliseOrigin('https://*.example.org'), { origin: 'https://*.example.org' });
+    for (const bad of ['http://ngo.example', 'https://ngo.example/path', 'https://*', 'https://*.org', 'https://a.*.example.org', 'ngo.example', '*', 'https://user@ngo.example', 'http://*.localhost']) {
+      assert.ok('error' in normaliseOrigin(bad), bad);
+    }
+    assert.equal(validateOrigins([]).errors.length, 1);
+  });
+
+  it('matches a browser Origin exactly, or as a subdomain of a wildcard entry (same port), never null', () => {
+    const list = ['https://ngo.example', 'https://*.example.org'];
+    assert.ok(originAllowed(list, 'https://ngo.example'));
+    assert.ok(originAllowed(list, 'https://a.example.org'));
+    assert.ok(originAllowed(list, 'https://a.b.example.org'));
+    assert.ok(!originAllowed(list, 'https://example.org'));
+    assert.ok(!originAllowed(list, 'https://evilexample.org'));
+    assert.ok(!originAllowed(list, 'https://a.example.org:8443'));
+    assert.ok(!originAllowed(list, 'http://ngo.example'));
+    assert.ok(!originAllowed(list, 'https://ngo.example.evil.test'));
+    assert.ok(!originAllowed(list, 'null'));
+    assert.ok(!originAllowed(list, undefined));
+  });
+
+  it('a theme colour below AA against white is darkened until it reaches 4.5:1', () => {
+    assert.ok(contrastWithWhite('ffff00') < 4.5);
+    assert.ok(contrastWithWhite(accessibleAccent('ffff00')) >= 4.5);
+    assert.equal(accessibleAccent('1d4ed8'), '1d4ed8');
+  });
+});
+
+describe('weight of the widget', () => {
+  const dir = path.join(import.meta.dirname, '..', '..', 'src', 'site', 'assets');
+  it('embed.js is under 5 KB compressed', () => {
+    const size = gzipSync(fs.readFileSync(path.join(dir, 'embed.js')), { level: 9 }).length;
+    assert.ok(size < 5 * 1024, `embed.js is ${size} bytes gzipped`);
+  });
+});
+
+for (const target of databaseTargets()) {
+  describe(`booking widget over HTTP (${target.name})`, () => {
+    let ctx: TestContext;
+    let lawyerId: string;
+    let pk: string;
+    let pkId: string;
+    let pkTest: string;
+    let svc: string;
+
+    before(async () => {
+      ctx = await createTestContext(target);
+      [lawyerId] = (await insertLawyers(ctx.database, [lawyerRecord({ name: 'Nadia El Amrani', weekly_hours: EVERY_DAY_9_TO_14 })])) as [string];
+      ctx.app.services.directoryCache.invalidate();
+      const keys = ctx.app.services.keys;
+      const live = await keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'live', publishable: true, origins: [HOST, 'https://*.example.org'] });
+      pk = live.token;
+      pkId = live.key.id;
+      pkTest = (await keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'test', publishable: true, origins: [HOST] })).token;
+      svc = (await keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'live' })).token;
+    });
+    after(async () => ctx?.close());
+
+    const inject = (opts: { method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: string | object }) => ctx.app.fastify.inject(opts);
+
+    it('a publishable key is pk_live_/pk_test_, holds only the read and hold scopes, and keeps its origins', async () => {
+      assert.match(pk, /^pk_live_[0-9A-Za-z]{38}$/);
+      assert.match(pkTest, /^pk_test_[0-9A-Za-z]{38}$/);
+      const key = await ctx.app.services.keys.get(OPERATOR, pkId);
+      assert.equal(key.kind, 'publishable');
+      assert.deepEqual(key.scopes, ['lawyers:read', 'availability:read', 'reviews:read', 'reference:read', 'bookings:initiate']);
+      assert.deepEqual(key.allowedOrigins, [HOST, 'https://*.example.org']);
+      assert.equal(key.publicToken, pk);
+      await assert.rejects(
+        ctx.app.services.keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'live', publishable: true, origins: ['http://ngo.example'] }),
+        (err: { code: string }) => err.code === 'invalid_request',
+      );
+      await assert.rejects(
+        ctx.app.services.keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'live', publishable: true, origins: [HOST], scopes: ['bookings:read'] }),
+        (err: { code: string }) => err.code === 'invalid_request',
+      );
+    });
+
+    it('the API answers a listed origin (CORS to it alone), and refuses another site and a server with 403 origin_not_allowed and no CORS', async () => {
+      const ok = await inject({ method: 'GET', url: '/api/v1/lawyers/search', headers: { authorization: `Bearer ${pk}`, origin: 'https://team.example.org' } });
+      assert.equal(ok.statusCode, 200);
+      assert.equal(ok.headers['access-control-allow-origin'], 'https://team.example.org');
+      const other = await inject({ method: 'GET', url: '/api/v1/lawyers/search', headers: { authorization: `Bearer ${pk}`, origin: 'https://evil.test' } });
+      assert.equal(other.statusCode, 403);
+      assert.equal(other.json().code, 'origin_not_allowed');
+      assert.equal(other.headers['access-control-allow-origin'], undefined);
+      const server = await inject({ method: 'GET', url: '/api/v1/lawyers/search', headers: { authorization: `Bearer ${pk}` } });
+      assert.equal(server.statusCode, 403);
+      assert.equal(server.json().code, 'origin_not_allowed');
+      // It reads no intents, whatever origin.
+      const read = await inject({ method: 'GET', url: '/api/v1/booking-intents/00000000-0000-4000-8000-000000000000', headers: { authorization: `Bearer ${pk}`, origin: HOST } });
+      assert.equal(read.statusCode, 403);
+      assert.equal(read.json().code, 'insufficient_scope');
+    });
+
+    it('a hold over the API with a publishable key is the widget\'s, whatever source the page sent, and belongs to the key\'s owner', async () => {
+      const res = await inject({
+        method: 'POST',
+        url: '/api/v1/bookings/initiate',
+        headers: { authorization: `Bearer ${pk}`, origin: HOST, 'content-type': 'application/json' },
+        payload: { lawyer_id: lawyerId, date: DAY, start_time: '09:00:00', end_time: '10:00:00', source: 'api' },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const row = await intentRow(ctx.database, res.json().booking_intent_id);
+      assert.equal(row?.source, 'widget');
+      assert.equal(row?.key_id, pkId);
+      assert.equal(row?.owner_type, 'user');
+    });
+
+    it('the frame names exactly the key\'s origins in frame-ancestors, sends no X-Frame-Options and sets no cookie', async () => {
+      const res = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${pk}&lang=ar&week=${DAY}&day=${DAY}`, headers: { cookie: 'x=1' } });
+      assert.equal(res.statusCode, 200, res.body);
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /frame-ancestors https:\/\/ngo\.example https:\/\/\*\.example\.org;/);
+      assert.match(csp, /script-src 'self';/);
+      assert.doesNotMatch(csp, /unsafe-inline/);
+      assert.equal(res.headers['x-frame-options'], undefined);
+      assert.equal(res.headers['set-cookie'], undefined);
+      assert.match(res.body, /<html lang="ar" dir="rtl">/);
+      assert.match(res.body, /name="slot" value="2026-11-25\|10:00:00\|11:00:00"/);
+      // The rest of the site keeps its own framing policy.
+      const home = await inject({ method: 'GET', url: '/' });
+      assert.match(String(home.headers['content-security-policy']), /frame-ancestors 'none'/);
+      assert.equal(home.headers['x-frame-options'], 'DENY');
+    });
+
+    it('the frame\'s first view weighs under 40 KB compressed (HTML, stylesheet and script)', async () => {
+      const res = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${pk}&lang=en` });
+      const assets = [...res.body.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+      assert.equal(assets.length, 2);
+      let total = gzipSync(res.rawPayload).length;
+      for (const a of assets) total += gzipSync((await inject({ method: 'GET', url: a })).rawPayload).length;
+      assert.ok(total < 40 * 1024, `first view is ${total} bytes gzipped`);
+      assert.doesNotMatch(res.body, /woff|@font-face/);
+    });
+
+    it('holding in the frame: 303 to the waiting page; the intent is the widget\'s, the key owner\'s; the frame polls its status', async () => {
+      const res = await inject({
+        method: 'POST',
+        url: `/embed/lawyers/${lawyerId}/hold?k=${pk}&lang=fr&host=${encodeURIComponent(HOST)}&wid=a1`,
+        headers: { origin: SITE, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `slot=${DAY}|11:00:00|12:00:00&nonce=abcdefgh1234`,
+      });
+      assert.equal(res.statusCode, 303, res.body);
+      const location = String(res.headers.location);
+      assert.match(location, /^\/embed\/held\/[A-Za-z0-9_-]+\?/);
+      assert.equal(res.headers['set-cookie'], undefined);
+      const token = location.split('?')[0]!.split('/').pop()!;
+      const held = await inject({ method: 'GET', url: location });
+      assert.equal(held.statusCode, 200);
+      assert.match(held.body, new RegExp(messages('fr').widget.heldTitle));
+      assert.match(held.body, new RegExp(`href="${SITE}/confirm/${token}\\?lang=fr" target="_blank"`));
+      assert.match(held.body, /data-host="https:\/\/ngo\.example"/);
+      const status = await inject({ method: 'GET', url: `/embed/status/${token}` });
+      assert.deepEqual(Object.keys(status.json()), ['status', 'expires_at']);
+      assert.equal(status.json().status, 'pending');
+      const intent = await ctx.database.db.selectFrom('booking_intents').selectAll().where('confirmation_token', '=', token).executeTakeFirstOrThrow();
+      assert.deepEqual([intent.source, intent.key_id, intent.owner_type], ['widget', pkId, 'user']);
+      // A page on another site cannot post the frame's form.
+      const forged = await inject({
+        method: 'POST',
+        url: `/embed/lawyers/${lawyerId}/hold?k=${pk}`,
+        headers: { origin: 'https://evil.test', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `slot=${DAY}|12:00:00|13:00:00`,
+      });
+      assert.equal(forged.statusCode, 403);
+      // The request log has the frame's calls under the key, flagged by their /embed/ path.
+      await ctx.app.services.requestLog.flush();
+      const logged = await ctx.database.db.selectFrom('request_log').select(['path', 'status', 'query']).where('key_id', '=', pkId).execute();
+      assert.ok(logged.some((r) => r.path === `/embed/lawyers/${lawyerId}/hold` && r.status === 303));
+      assert.ok(logged.every((r) => !(r.query ?? '').includes(pk)));
+    });
+
+    it('a test key\'s frame runs the checks and holds nothing (the test-mode view)', async () => {
+      const res = await inject({
+        method: 'POST',
+        url: `/embed/lawyers/${lawyerId}/hold?k=${pkTest}&lang=en`,
+        headers: { origin: SITE, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `slot=${DAY}|12:00:00|13:00:00`,
+      });
+      assert.equal(res.statusCode, 303);
+      assert.match(String(res.headers.location), /^\/embed\/test-hold\?/);
+      const page = await inject({ method: 'GET', url: String(res.headers.location) });
+      assert.match(page.body, new RegExp(messages('en').widget.testTitle));
+      const held = await ctx.database.db.selectFrom('booking_intents').select('id').where('slot_date', '=', DAY).where('start_time', '=', '12:00:00').execute();
+      assert.equal(held.length, 0);
+    });
+
+    it('a secret key given to the widget is refused with a clear message and never echoed', async () => {
+      const res = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${svc}&lang=es` });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.body, new RegExp(messages('es').widget.setupTitle));
+      assert.ok(!res.body.includes(svc));
+      assert.ok(!res.body.includes(svc.slice(4, 20)));
+      await ctx.app.services.requestLog.flush();
+    });
+
+    it('a revoked key\'s widget says "not active" in the visitor\'s language', async () => {
+      const doomed = await ctx.app.services.keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'live', publishable: true, origins: [HOST] });
+      await ctx.app.services.keys.revoke(OPERATOR, doomed.key.id);
+      ctx.app.services.access.invalidate();
+      for (const lang of ['fr', 'ar', 'uk'] as const) {
+        const res = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${doomed.token}&lang=${lang}` });
+        assert.equal(res.statusCode, 403);
+        assert.match(res.body, new RegExp(messages(lang).widget.inactiveTitle));
+      }
+      const api = await inject({ method: 'GET', url: '/api/v1/lawyers/search', headers: { authorization: `Bearer ${doomed.token}`, origin: HOST } });
+      assert.equal(api.statusCode, 401);
+    });
+
+    it('embed.js is served at a fixed address for any site', async () => {
+      const res = await inject({ method: 'GET', url: '/embed.js' });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /javascript/);
+      assert.match(res.body, /consulta:/);
+    });
+  });
+}
