@@ -195,7 +195,8 @@ export const ar: PeopleMessages = {
   confirm: {
     title: 'تأكيد استشارتك',
     titleConfirmed: 'تم حجز استشارتك',
-    lawyer: 'المحامي',
+    /** The label before her name; in her form of address where the page knows it. */
+    lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'المحامية', male: 'المحامي', neutral: 'المحامي أو المحامية' }),
     when: 'الموعد',
     lawyerTime: (zone: string) => `${zone}، توقيت مكتب المحاماة`,
     yourTime: 'بتوقيتك المحلي: ',

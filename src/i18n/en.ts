@@ -166,7 +166,8 @@ export const en = {
   confirm: {
     title: 'Confirm your consultation',
     titleConfirmed: 'Your consultation is booked',
-    lawyer: 'Lawyer',
+    /** The label before her name; in her form of address where the page knows it. */
+    lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Lawyer', male: 'Lawyer', neutral: 'Lawyer' }),
     when: 'When',
     lawyerTime: (zone: string) => `${zone}, where the lawyer is`,
     yourTime: 'In your local time: ',

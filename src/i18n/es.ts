@@ -162,7 +162,8 @@ export const es: Messages = {
   confirm: {
     title: 'Confirma tu consulta',
     titleConfirmed: 'Tu consulta está reservada',
-    lawyer: 'Abogado/a',
+    /** The label before her name; in her form of address where the page knows it. */
+    lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Abogada', male: 'Abogado', neutral: 'Abogado/a' }),
     when: 'Cuándo',
     lawyerTime: (zone: string) => `${zone}, la del despacho`,
     yourTime: 'En tu hora local: ',

@@ -172,7 +172,8 @@ export const fr = {
   confirm: {
     title: 'Confirmez votre consultation',
     titleConfirmed: 'Votre consultation est réservée',
-    lawyer: 'Avocate ou avocat',
+    /** The label before her name; in her form of address where the page knows it. */
+    lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate', male: 'Avocat', neutral: 'Avocate ou avocat' }),
     when: 'Quand',
     lawyerTime: (zone: string) => `${zone}, celle du cabinet`,
     yourTime: 'À votre heure locale\u00a0: ',

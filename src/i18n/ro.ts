@@ -172,7 +172,8 @@ export const ro: PeopleMessages = {
   confirm: {
     title: 'Confirmați consultația',
     titleConfirmed: 'Consultația dumneavoastră este rezervată',
-    lawyer: 'Avocat(ă)',
+    /** The label before her name; in her form of address where the page knows it. */
+    lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată', male: 'Avocat', neutral: 'Avocat(ă)' }),
     when: 'Când',
     lawyerTime: (zone: string) => `${zone}, unde se află avocatul`,
     yourTime: 'În ora dumneavoastră locală: ',

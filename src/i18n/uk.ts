@@ -171,7 +171,8 @@ export const uk: PeopleMessages = {
   confirm: {
     title: 'Підтвердьте консультацію',
     titleConfirmed: 'Вашу консультацію заброньовано',
-    lawyer: 'Адвокат(ка)',
+    /** The label before her name; in her form of address where the page knows it. */
+    lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатка', male: 'Адвокат', neutral: 'Адвокат(ка)' }),
     when: 'Коли',
     lawyerTime: (zone: string) => `${zone}, за місцем роботи адвоката`,
     yourTime: 'За вашим місцевим часом: ',

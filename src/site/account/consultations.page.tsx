@@ -119,7 +119,7 @@ export function ConsultationPage({ ctx, c }: { ctx: SiteContext; c: Consultation
     <Layout ctx={ctx} title={t.account.detailTitle} section="consultations" narrow>
       <h1>{t.account.detailTitle}</h1>
       <dl class="facts">
-        <dt>{t.confirm.lawyer}</dt>
+        <dt>{t.confirm.lawyer(c.lawyer.formOfAddress)}</dt>
         <dd>
           <a href={`/lawyers/${c.lawyer.id}`}>{c.lawyer.name}</a>
         </dd>

@@ -63,7 +63,7 @@ function HeldBooking({ ctx, hold }: { ctx: SiteContext; hold: HoldSummary }) {
     <section class="card code-booking" aria-labelledby="code-booking-heading">
       <h2 id="code-booking-heading">{b.codeBooking}</h2>
       <dl class="facts">
-        <dt>{t.confirm.lawyer}</dt>
+        <dt>{t.confirm.lawyer(null)}</dt>
         <dd>
           {hold.lawyer.name} · {hold.lawyer.city}
         </dd>

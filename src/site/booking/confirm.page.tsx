@@ -61,7 +61,7 @@ export function HoldFacts({ ctx, hold, showTimeLeft, paid, compact }: { ctx: Sit
   return (
     <>
       <dl class="facts">
-        <dt>{t.confirm.lawyer}</dt>
+        <dt>{t.confirm.lawyer(null)}</dt>
         <dd>
           <a href={`/lawyers/${hold.lawyer.id}`}>{hold.lawyer.name}</a> · {hold.lawyer.city}
         </dd>

@@ -26,7 +26,7 @@ function Facts({ ctx, c }: { ctx: SiteContext; c: Consultation }) {
   const state = stateText(ctx, c);
   return (
     <dl class="facts">
-      <dt>{t.confirm.lawyer}</dt>
+      <dt>{t.confirm.lawyer(c.lawyer.formOfAddress)}</dt>
       <dd>{c.lawyer.name}</dd>
       <dt>{t.changeBooking.current}</dt>
       <dd>
