@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 /**
  * The lawyer's public profile (profile_url): who she is and why she can be trusted (badge, what
  * was checked, photo or initials, reviews — docs/site.md#trust), her offer, and her bio in the
@@ -19,9 +20,11 @@ export interface ProfilePageProps {
   lawyer: LawyerProfile;
   trust: LawyerTrust | undefined;
   extras: ProfileTrust;
+  /** "This lawyer does not speak Arabic" (language-match.tsx), when she speaks none of the visitor's languages. */
+  languageNotice?: ComponentChildren;
 }
 
-export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps) {
+export function ProfilePage({ ctx, lawyer: p, trust, extras, languageNotice }: ProfilePageProps) {
   const { t } = ctx;
   const tt = t.lawyer.trust;
   const bio = bioFor(ctx.locale, extras.bios, p.bio);
@@ -39,6 +42,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras }: ProfilePageProps)
           </p>
         </div>
       </div>
+      {languageNotice}
       <OfferFacts ctx={ctx} trust={trust} feeCents={p.consultation_fee_cents} />
       <OfferSummary ctx={ctx} minutes={p.consultation_minutes} formats={p.formats} quote={quote(p)} />
       <p class="meta">
