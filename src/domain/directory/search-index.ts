@@ -38,7 +38,8 @@ function countBits(mask: Uint32Array): number {
 
 /**
  * How far a search reaches beyond its filters (DESIGN.md §13; docs/lawyers.md#online-from-anywhere-in-spain):
- * `remote` adds, to a city search, the lawyers from elsewhere who offer video or phone; `prefer`
+ * `remote` adds, to a city search, the lawyers from elsewhere who offer video or phone (`false`
+ * also counts how many that would add: `remoteExtra`); `prefer`
  * (the person's languages) puts the lawyers who speak one of them first, each group in the sort's order.
  */
 export interface SearchReach {
@@ -107,7 +108,7 @@ export class SearchIndex {
   search(filters: LawyerFilters, sort: LawyerSort, limit: number, offset: number, reach: SearchReach = {}): IndexSearchResult {
     const city = filters.citySlug !== undefined;
     let remoteExtra: number | undefined;
-    if (city && reach.remote !== true) {
+    if (city && reach.remote === false) {
       // Counted first: the answer's mask below reuses the same scratch space.
       const wider = this.mask(filters, true);
       remoteExtra = wider === undefined ? 0 : countBits(wider);
