@@ -120,6 +120,16 @@ for (const target of browserDatabaseTarget('sqlite')) {
       await p.waitForURL(holdUrl.replace(/\/confirm\/.*/, '/confirm/**'));
       assert.match(await p.locator('#f-language_ack-error').innerText(), /اختر كيف ستتحدث/);
       await look(p, 'hold-mismatch-ar');
+      // A person who reads Arabic but uses the site in Spanish (Account → Your languages) is told in Spanish.
+      const user = await server.app.services.accounts.ensureUser('amina@example.com');
+      await server.database.db.insertInto('user_languages').values({ user_id: user.id, language: 'ar', position: 0 }).execute();
+      await p.goto(`${holdUrl}?lang=es`);
+      assert.match(await p.locator('.language-mismatch').innerText(), /En este despacho no se habla árabe/);
+      await look(p, 'hold-mismatch-es');
+      await p.goto(`${site}/lawyers/${lucia}?lang=es`);
+      assert.match(await p.locator('.language-mismatch').innerText(), /En este despacho no se habla árabe/);
+      await look(p, 'profile-mismatch-es');
+      await p.goto(`${holdUrl}?lang=ar`);
       // The link goes to lawyers who do speak it, video from elsewhere included.
       await p.locator('.language-mismatch a').click();
       await p.waitForURL(/language=ar/);
