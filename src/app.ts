@@ -107,6 +107,8 @@ import { ScopeChallenges } from './domain/oauth/scope-challenges.ts';
 import { AgentLimits } from './domain/oauth/agent-limits.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { toolDefinitions } from './mcp/tools.ts';
+import { PersonLanguagesService } from './domain/people/person-languages.service.ts';
+import { personLanguagesArea } from './site/account/languages.routes.ts';
 import { OperatorService } from './domain/operator/operator.service.ts';
 import { AppMetrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/metrics.routes.ts';
@@ -506,17 +508,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Reporters' address hashes are keyed with FENCE_SECRET (set it in production: a random one per process gives other hashes after a restart).
   const reviewModeration = new ReviewModerationService({ database, clock, limiter, reporterSalt: `review-reports:${config.fenceSecret}`, caches: { directory: directoryCache }, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; review report let through') });
   const dashboard: DashboardDeps = { config, clock, database, cookies, accounts, keys, access, webhooks, requestLog, requestHistory: new RequestHistoryService({ database, clock, accounts }), usage, sessions, directory, mail, passkeys, firmInvitations: new FirmInvitationsService({ database, clock, config, mail, accounts }), operator: new OperatorService({ database, clock, keys, accounts, caches: { directory: directoryCache, keys: access }, consultations: lawyerCancellation }), gettingStarted: new GettingStartedService({ database, clock }) };
+  // The languages a person reads (DESIGN.md §13): search ranking, the mismatch notice, MCP.
+  const people = new PersonLanguagesService({ database });
   await fastify.register(sitePlugin, {
     config,
     sessions,
     routes: routeMethods,
     areas: [
-      homeArea(directory, trust),
-      lawyerArea({ directory, booking, access, trust, siteUrl: config.siteUrl }),
+      homeArea(directory, trust, people),
+      lawyerArea({ directory, booking, access, trust, siteUrl: config.siteUrl, people }),
       trustArea(),
       docsArea(config),
       testModeArea,
-      confirmArea({ payments, directory, consultations, booking, purchase: new PurchaseService({ database, clock }), clock, siteUrl: config.siteUrl }),
+      confirmArea({ payments, directory, consultations, booking, purchase: new PurchaseService({ database, clock }), clock, siteUrl: config.siteUrl, people }),
       accountArea({ config, cookies, signIn, sessions, consultations, holds: { payments, directory } }),
       zoneArea({ cookies }),
       overviewArea(dashboard),
@@ -531,6 +535,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl, scopeChallenges }),
       myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
+      personLanguagesArea({ people }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
       calendarFeedArea({ calendarFeeds, portal: lawyerPortal }),
@@ -566,7 +571,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       config,
       verifier: accessTokens,
       server: {
-        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts, fencer: createFencer(config.fenceSecret) }),
+        tools: toolDefinitions({ config, directory, booking, consultations, limits: agentLimits, accounts, fencer: createFencer(config.fenceSecret), people: { languages: people, purchase: new PurchaseService({ database, clock }) } }),
         admitCall: (userId, clientId) => agentLimits.admitCall(userId, clientId),
         requestLog,
         clock,

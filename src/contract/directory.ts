@@ -15,6 +15,21 @@ export const SearchQuerySchema = Type.Object(
     sort: Type.Optional(Type.Union([Type.Literal('rating'), Type.Literal('price_asc'), Type.Literal('price_desc'), Type.Literal('reviews')], { description: 'Default rating (best first; ties by review count, then id)' })),
     page: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
     limit: LimitParam,
+    include_remote: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Additive (docs/lawyers.md#online-from-anywhere-in-spain). With `city`: also list lawyers from elsewhere in Spain who offer video or phone consultations (those results carry `remote: true`); in-person stays bound to the city. Default false: `city` keeps its meaning (lawyers of that city only) and the answer says in `remote_available` how many more there would be',
+      }),
+    ),
+    languages: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "Additive. The languages the person reads, comma-separated, most preferred first (ISO 639-1 codes or names: `ar,fr`). Ranks lawyers who speak one of them first (then the requested sort) and adds `languages_in_common` to every result. Unlike `language`, it never leaves a lawyer out",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -38,6 +53,14 @@ export const LawyerSummarySchema = Type.Object(
     next_available: Type.Union([DateOnly, Type.Null()], { description: "First date (lawyer's time zone) with a bookable slot within 90 days" }),
     profile_url: Type.String({ format: 'uri' }),
     booking_url: Type.String({ format: 'uri' }),
+    remote: Type.Optional(
+      Type.Boolean({ description: 'Additive; present with `include_remote=true` and a city: true when the lawyer is from another city and is listed for her video or phone consultations' }),
+    ),
+    languages_in_common: Type.Optional(
+      Type.Array(Type.String({ description: 'ISO 639-1 code' }), {
+        description: "Additive; present when the request gave the person's `languages`: those the lawyer speaks, in the person's order. Empty: she speaks none of them (an interpreter, or the person's Spanish, is needed)",
+      }),
+    ),
   },
   { title: 'LawyerSummary' },
 );
@@ -49,6 +72,12 @@ export const SearchResponseSchema = Type.Object({
   limit: Type.Integer(),
   has_more: Type.Boolean(),
   lawyers: Type.Array(LawyerSummarySchema),
+  languages_matched: Type.Optional(
+    Type.Integer({ description: "Additive; with `languages`: how many of `total` speak one of the person's languages (they come first)" }),
+  ),
+  remote_available: Type.Optional(
+    Type.Integer({ description: 'Additive; a city search without `include_remote`: how many more lawyers from elsewhere would match with `include_remote=true` (video or phone)' }),
+  ),
 });
 export type SearchResponse = Static<typeof SearchResponseSchema>;
 

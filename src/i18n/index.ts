@@ -42,7 +42,7 @@ export const DEVELOPER_FALLBACK = 'en' as const;
  * pages, emails and `.ics` text, the reference names, and the footer, help and contact (`face`). A language for people only (French,
  * Arabic, Ukrainian, Romanian) must fill every key of these, typed from `en`.
  */
-export const PEOPLE_SECTIONS = ['lang', 'common', 'layout', 'errors', 'home', 'lawyer', 'book', 'confirm', 'pay', 'signIn', 'account', 'myAccount', 'passkeys', 'oauth', 'lawyerMail', 'mail', 'reference', 'face', 'bookingPath', 'policy', 'purchase', 'reminders', 'changeBooking', 'reviews', 'reviewReports', 'holdLimit', 'widget'] as const satisfies ReadonlyArray<keyof Messages>;
+export const PEOPLE_SECTIONS = ['lang', 'common', 'layout', 'errors', 'home', 'lawyer', 'languageMatch', 'book', 'confirm', 'pay', 'signIn', 'account', 'myAccount', 'passkeys', 'oauth', 'lawyerMail', 'mail', 'reference', 'face', 'bookingPath', 'policy', 'purchase', 'reminders', 'changeBooking', 'reviews', 'reviewReports', 'holdLimit', 'widget'] as const satisfies ReadonlyArray<keyof Messages>;
 export type PeopleSection = (typeof PEOPLE_SECTIONS)[number];
 /** The catalogue a people-only language writes: every key of these sections, as `en` has them. */
 export type PeopleMessages = Pick<Messages, PeopleSection>;

@@ -6,7 +6,7 @@
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { Type, type Static, type TSchema } from 'typebox';
-import { BookingIntentSchema, InitiateBodySchema } from '../contract/booking.ts';
+import { BookingIntentSchema, InitiateBodySchema, InitiateResponseSchema } from '../contract/booking.ts';
 import { DateOnly, DateTime, Uuid, WallTime } from '../contract/common.ts';
 import { AvailabilityQuerySchema, AvailabilityResponseSchema, LawyerProfileSchema, SearchResponseSchema, ConsultationFormatsSchema, ConsultationMinutesSchema, LawyerSummarySchema, SearchQuerySchema, SlotSchema } from '../contract/directory.ts';
 import { createAjv, toFieldErrors } from '../domain/validation.ts';
@@ -95,6 +95,20 @@ const PracticeArea = Type.Optional(
   Type.String({ minLength: 1, maxLength: 100, description: 'Practice-area slug from list_practice_areas or suggest_practice_areas; a parent area includes its sub-areas' }),
 );
 
+/** The person's languages, as search_lawyers takes them (additive; docs/mcp.md#languages). */
+const PersonLanguagesInput = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: "The languages the person reads, comma-separated, most preferred first (ISO 639-1 codes or names: 'ar,fr'). Default: those kept on the person's account (Account → Your languages). The answer then says languages_in_common",
+  }),
+);
+const LanguagesInCommon = Type.Optional(
+  Type.Array(Type.String(), {
+    description: "The person's languages (in their order) that this lawyer speaks. Empty: she speaks none of them — tell the person before they pay, and offer lawyers who do (search_lawyers with languages and include_remote: true); the site asks them to confirm (an interpreter, or their Spanish)",
+  }),
+);
+
 /** search_lawyers: the REST query, with page optional and a smaller page (default 5). */
 export const SearchInput = Type.Object(
   {
@@ -120,6 +134,7 @@ export const AvailabilityInput = Type.Object(
     ...AvailabilityQuerySchema.properties,
     include_unavailable: Type.Optional(Type.Boolean({ default: false, description: 'Also list times that cannot be held (taken, or too soon); default false: free times only' })),
     max_slots: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 30, description: 'At most this many times, soonest first, 1 to 200 (default 30); omitted_slots says how many more the range has' })),
+    languages: PersonLanguagesInput,
   },
   { additionalProperties: false },
 );
@@ -150,6 +165,7 @@ export const AvailabilityOutput = Type.Object({
   price_breakdown: PriceBreakdownSchema,
   cancellation_policy: PolicyTextSchema,
   omitted_slots: Type.Integer({ description: 'Times in the range left out by max_slots: ask again with a later start_date, or a higher max_slots' }),
+  languages_in_common: LanguagesInCommon,
 });
 
 export const CitiesInput = Type.Object(
@@ -255,9 +271,13 @@ export const HoldInput = Type.Object(
     date: InitiateBodySchema.properties.date,
     start_time: InitiateBodySchema.properties.start_time,
     end_time: InitiateBodySchema.properties.end_time,
+    languages: PersonLanguagesInput,
   },
   { additionalProperties: false },
 );
+
+/** hold_consultation_slot: the REST initiation answer and, additive, the languages the person shares with the lawyer. */
+export const HoldOutput = Type.Object({ ...InitiateResponseSchema.properties, languages_in_common: LanguagesInCommon });
 
 export const IntentIdInput = Type.Object({ booking_intent_id: Uuid }, { additionalProperties: false });
 

@@ -11,12 +11,14 @@ import { messages } from '../i18n/index.ts';
 import { quote, type Quote } from '../domain/booking/quote.ts';
 import { nextStepText } from '../domain/booking/consultation-mail.ts';
 import type { Fencer } from '../domain/directory/fence.ts';
-import { BookingIntentSchema, InitiateResponseSchema } from '../contract/booking.ts';
+import { BookingIntentSchema } from '../contract/booking.ts';
 import type { Config } from '../config.ts';
 import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booking/booking.service.ts';
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
 import { MAX_MOVES } from '../domain/booking/policy.ts';
-import type { DirectoryService } from '../domain/directory/directory.service.ts';
+import { languagesInCommon, parseLanguages, type DirectoryService } from '../domain/directory/directory.service.ts';
+import type { PersonLanguagesService } from '../domain/people/person-languages.service.ts';
+import type { PurchaseService } from '../domain/booking/purchase.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
 import { invalidRequest, notFound } from '../domain/errors.ts';
 import { HOLD_RULES, type AgentLimits } from '../domain/oauth/agent-limits.ts';
@@ -52,6 +54,7 @@ import {
   SiteLinkOutput,
   SuggestInput,
   SuggestOutput,
+  HoldOutput,
   type ConsultationView,
 } from './schemas.ts';
 
@@ -67,9 +70,11 @@ export interface ToolDeps {
   booking: BookingService;
   consultations: ConsultationsService;
   limits: AgentLimits;
-  accounts: { findUserById(id: string): Promise<{ email: string } | null> };
+  accounts: { findUserById(id: string): Promise<{ email: string; name?: string | null } | null> };
   /** Fences the person's note in get_my_booking (without one, the note is left out). */
   fencer?: Fencer;
+  /** The person's languages (DESIGN.md §13): ranking, languages_in_common, the hold's person. */
+  people?: { languages: PersonLanguagesService; purchase: PurchaseService };
 }
 
 export interface ToolAnnotations {
@@ -197,8 +202,18 @@ const areaView = (node: PracticeAreaNode, descriptions: boolean): AreaView => (d
 
 /** Every tool, in DESIGN.md §8's order. */
 export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
-  const { directory, booking, consultations, limits, config, accounts, fencer } = deps;
+  const { directory, booking, consultations, limits, config, accounts, fencer, people } = deps;
   const site = config.siteUrl;
+  /**
+   * The person's languages for this call: those the agent passed (`languages`, checked), else
+   * those kept on their account; none when neither says (no ranking, no languages_in_common).
+   */
+  const languagesOf = async (passed: unknown, caller: ToolCaller | undefined): Promise<string[] | undefined> => {
+    if (typeof passed === 'string') return parseLanguages(passed, '/languages');
+    if (!people || !caller?.access.userId) return undefined;
+    const stored = await people.languages.stored(caller.access.userId);
+    return stored.length > 0 ? stored : undefined;
+  };
 
   return [
     {
@@ -210,7 +225,11 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       input: SearchInput,
       output: SearchOutput,
       annotations: READ,
-      run: async (args) => ({ ...(await directory.search(args as unknown as SearchQuery)), cancellation_policy: POLICY_TEXT }),
+      run: async (args, caller) => {
+        const languages = await languagesOf(args.languages, caller);
+        const query = { ...(args as unknown as SearchQuery), ...(languages ? { languages: languages.join(',') } : {}) };
+        return { ...(await directory.search(query)), cancellation_policy: POLICY_TEXT };
+      },
     },
     {
       name: 'get_lawyer_profile',
@@ -246,15 +265,19 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
       input: AvailabilityInput,
       output: AvailabilityOutput,
       annotations: READ,
-      run: async (args) => {
-        const { lawyer_id, include_unavailable, max_slots, ...query } = args;
+      run: async (args, caller) => {
+        const { lawyer_id, include_unavailable, max_slots, languages: passed, ...query } = args;
         const all = include_unavailable === true;
         const max = Number(max_slots ?? 30);
+        const languages = await languagesOf(passed, caller);
         const availability = await directory.getAvailability(String(lawyer_id), query);
-        return derived(availability, `${all}|${max}`, () => {
+        const answer = derived(availability, `${all}|${max}`, () => {
           const slots = all ? availability.slots : availability.slots.filter((slot) => slot.available);
           return { ...availability, price_breakdown: priceBreakdown(quote(availability)), cancellation_policy: POLICY_TEXT, slots: slots.slice(0, max), omitted_slots: Math.max(0, slots.length - max) };
         });
+        if (!languages) return answer;
+        const lawyer = await directory.getProfile(String(lawyer_id));
+        return { ...answer, languages_in_common: languagesInCommon(languages, lawyer.languages) };
       },
     },
     {
@@ -360,7 +383,7 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
         `Holds one free time (from get_lawyer_availability or find_earliest_slots) for the person for 15 minutes, in their name. Answers a confirmation_url: give it to the person, who signs in there with their own account, confirms and pays. ${BOOKING_RULE} Nobody else can confirm it. Asking again for the same slot answers the same hold. At most ${MAX_PENDING_HOLDS_PER_USER} holds may wait for confirmation at once (beyond that: code hold_limit_reached, until one is confirmed or expires), and at most ${HOLD_RULES[0]!.limit} new holds an hour (code rate_limited); both say when to try again in retry_after_seconds. A slot that is taken, past or not offered is refused with code slot_unavailable: pick another time.`,
       level: 'slots:hold',
       input: HoldInput,
-      output: InitiateResponseSchema,
+      output: HoldOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (args, caller) => {
         const slot = { lawyer_id: String(args.lawyer_id), date: String(args.date), start_time: String(args.start_time), end_time: String(args.end_time) };
@@ -369,7 +392,16 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
         const held = await booking.holdForUser(holder, caller.ip, slot, () => limits.admitHold(caller.access.userId));
         if (held.kind === 'unavailable') throw new ToolRefusal('slot_unavailable', "This slot cannot be held. Choose another one from the lawyer's availability.");
         if (held.kind === 'pending_limit') throw new ToolRefusal('hold_limit_reached', held.message, { retry_after_seconds: held.retryAfterSeconds }, 429);
-        return held.response;
+        const languages = await languagesOf(args.languages, caller);
+        const intentId = held.response.booking_intent_id;
+        if (people && intentId) {
+          // The person as the lawyer will see them: their account's name and their languages.
+          const user = await accounts.findUserById(caller.access.userId);
+          await people.purchase.rememberPerson({ id: intentId, person_name: null, person_languages: null }, { name: user?.name ?? null, languages: languages ?? [] });
+        }
+        if (!languages) return held.response;
+        const lawyer = await directory.getProfile(slot.lawyer_id);
+        return { ...held.response, languages_in_common: languagesInCommon(languages, lawyer.languages) };
       },
     },
     {

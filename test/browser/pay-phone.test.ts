@@ -65,7 +65,7 @@ describe('the payment page on a narrow phone', { skip: unavailable, timeout: 240
     const res = await server.app.fastify.inject({ method: 'POST', url: '/api/v1/bookings/initiate', payload: slotBody(lawyer, date, String(hour++).padStart(2, '0')), remoteAddress: `198.51.100.${++address}` });
     assert.equal(res.statusCode, 201, res.body);
     const token = new URL((res.json() as { confirmation_url: string }).confirmation_url).pathname.split('/').pop()!;
-    const outcome = await new PurchaseService({ database: server.database, clock }).choose(token, userId, { phone: '612 345 678', note: 'Mi tarjeta de residencia caduca el mes que viene y necesito saber qué documentos hacen falta para renovarla a tiempo.' });
+    const outcome = await new PurchaseService({ database: server.database, clock }).choose(token, { userId, name: null, languages: [] }, { phone: '612 345 678', note: 'Mi tarjeta de residencia caduca el mes que viene y necesito saber qué documentos hacen falta para renovarla a tiempo.' });
     assert.equal(outcome.kind, 'saved');
     return `/confirm/${token}/pay`;
   }

@@ -14,7 +14,7 @@ import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { TEST_NOW } from '../support/app.ts';
 import { COMPARE, matches, rng, type ReferenceLawyer } from '../support/search-reference.ts';
 
-type Lawyer = ReferenceLawyer & { languages: Set<string>; areas: Set<string> };
+type Lawyer = ReferenceLawyer & { languages: Set<string>; areas: Set<string>; remote: boolean };
 
 const SORTS: LawyerSort[] = ['rating', 'reviews', 'price_asc', 'price_desc'];
 
@@ -34,11 +34,11 @@ for (const target of databaseTargets()) {
       const db = t.database.db;
       const rows = await db
         .selectFrom('lawyers')
-        .select(['id', 'city_slug', 'consultation_fee_cents', 'rating_key', 'review_count'])
+        .select(['id', 'city_slug', 'consultation_fee_cents', 'rating_key', 'review_count', 'video_url', 'offers_phone'])
         .where('verified', '=', 1)
         .where('listed', '=', 1)
         .execute();
-      const byId = new Map<string, Lawyer>(rows.map((r) => [r.id, { ...r, languages: new Set(), areas: new Set() }]));
+      const byId = new Map<string, Lawyer>(rows.map(({ video_url, offers_phone, ...r }) => [r.id, { ...r, remote: video_url !== null || offers_phone === 1, languages: new Set(), areas: new Set() }]));
       for (const r of await db.selectFrom('lawyer_languages').select(['lawyer_id', 'language']).execute()) byId.get(r.lawyer_id)?.languages.add(r.language);
       for (const r of await db.selectFrom('lawyer_practice_areas').select(['lawyer_id', 'area_slug']).execute()) byId.get(r.lawyer_id)?.areas.add(r.area_slug);
       lawyers = [...byId.values()];
@@ -88,6 +88,36 @@ for (const target of databaseTargets()) {
         assert.equal(index.count(f), expected.length, `index: ${label}`);
         assert.deepEqual(index.page(f, sort, limit, offset), expected.slice(offset, offset + limit).map((l) => l.id), `index: ${label}`);
         assert.deepEqual(index.search(f, sort, limit, offset), { total: expected.length, ids: expected.slice(offset, offset + limit).map((l) => l.id) }, `index: ${label}`);
+      }
+    });
+
+    it('reaches lawyers from elsewhere by video or phone and ranks the preferred languages first, as the reference does', () => {
+      const random = rng(26);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const slugs = [...areaTree.keys()];
+      for (let i = 0; i < 300; i++) {
+        const f: LawyerFilters = { citySlug: pick(cities) };
+        if (random() < 0.3) f.language = pick(languages);
+        if (random() < 0.5) f.areaSlugs = areaTree.get(pick(slugs))!;
+        if (random() < 0.25) f.maxFeeCents = pick([5000, 8000, 12000]);
+        const remote = random() < 0.6;
+        const prefer = random() < 0.7 ? [pick(languages), ...(random() < 0.4 ? [pick(languages)] : [])] : [];
+        const sort = pick(SORTS);
+        const limit = 1 + Math.floor(random() * 25);
+        // The definition: the city's lawyers, and (remote) those elsewhere offering video or phone;
+        // speakers of a preferred language first, each group in the sort's order.
+        const inCity = (l: Lawyer) => matches(l, f);
+        const reached = (l: Lawyer) => inCity(l) || (remote && l.remote && matches(l, { ...f, citySlug: l.city_slug }));
+        const speaks = (l: Lawyer) => prefer.some((c) => l.languages.has(c));
+        const all = lawyers.filter(reached).sort(COMPARE[sort]);
+        const expected = prefer.length > 0 ? [...all.filter(speaks), ...all.filter((l) => !speaks(l))] : all;
+        const offset = pick([0, limit, Math.floor(random() * (expected.length + 1)), Math.max(0, expected.length - limit)]);
+        const label = JSON.stringify({ f, remote, prefer, sort, limit, offset });
+        const got = index.search(f, sort, limit, offset, { remote, prefer });
+        assert.equal(got.total, expected.length, label);
+        assert.deepEqual(got.ids, expected.slice(offset, offset + limit).map((l) => l.id), label);
+        if (prefer.length > 0) assert.equal(got.preferred, all.filter(speaks).length, label);
+        if (!remote) assert.equal(got.remoteExtra, lawyers.filter((l) => !inCity(l) && l.remote && matches(l, { ...f, citySlug: l.city_slug })).length, label);
       }
     });
 

@@ -332,6 +332,13 @@ for (const target of databaseTargets()) {
         const signedIn = await browser.post('/sign-in/code', { ...hiddenFields(codePage, /^\/sign-in\/code$/), code });
         assert.equal(signedIn.status, 303);
 
+        // She speaks Spanish, Arabic and French: a person reading another language is asked first (issue 26).
+        if (!['es', 'ar', 'fr'].includes(locale)) {
+          const asked = await page(await browser.get(confirmPath), 200, 'hold, language question');
+          assert.ok(shows(asked, t.languageMatch.ackLegend), 'the language question, in the language');
+          const answered = await browser.post(`${confirmPath}/choices`, { ...hiddenFields(asked, /\/choices$/), language_ack: 'spanish', phone: '612 345 678' });
+          assert.equal(answered.status, 303);
+        }
         const pay = await page(await browser.get(`${confirmPath}/pay`), 200, 'payment');
         const declined = await browser.post(`${confirmPath}/pay`, { ...hiddenFields(pay, /\/pay$/), number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' });
         const declinedPage = declined.status === 303 ? await browser.get(declined.headers.get('location')!) : declined;

@@ -145,7 +145,10 @@ export async function findPublicLawyersByIds(db: Executor, ids: readonly string[
 }
 
 /** What the search index keeps of a public lawyer. */
-export type LawyerIndexRow = Pick<LawyerTable, 'id' | 'city_slug' | 'consultation_fee_cents' | 'rating_key' | 'review_count'>;
+export type LawyerIndexRow = Pick<LawyerTable, 'id' | 'city_slug' | 'consultation_fee_cents' | 'rating_key' | 'review_count'> & {
+  /** Offers video or phone: serves every city for those formats (DESIGN.md §13). */
+  remote?: boolean;
+};
 
 // The search index's bulk reads return a few rows of comma-joined values (`string_agg`, SQLite
 // 3.44+ and PostgreSQL): decoding one row per lawyer or per link costs more than the query.
@@ -170,6 +173,7 @@ export async function listPublicLawyersForIndex(
   let chunk = db
     .selectFrom('lawyers')
     .select(['id', 'city_slug', 'consultation_fee_cents', 'rating_key', 'review_count'])
+    .select(sql<number>`case when video_url is not null or offers_phone = 1 then 1 else 0 end`.as('remote'))
     .where('verified', '=', 1)
     .where('listed', '=', 1);
   if (afterId !== undefined) chunk = chunk.where('id', '>', afterId);
@@ -181,6 +185,7 @@ export async function listPublicLawyersForIndex(
       joined('p.consultation_fee_cents').as('fees'),
       joined('p.rating_key').as('rating_keys'),
       joined('p.review_count').as('review_counts'),
+      joined('p.remote').as('remotes'),
       eb.fn.max('p.id').as('last_id'),
       eb.fn.countAll<number>().as('n'),
     ])
@@ -191,12 +196,14 @@ export async function listPublicLawyersForIndex(
   const fees = split(r.fees, n);
   const ratingKeys = split(r.rating_keys, n);
   const reviewCounts = split(r.review_counts, n);
+  const remotes = split(r.remotes, n);
   const rows = ids.map((id, i) => ({
     id,
     city_slug: cities[i]!,
     consultation_fee_cents: Number(fees[i]),
     rating_key: Number(ratingKeys[i]),
     review_count: Number(reviewCounts[i]),
+    remote: remotes[i] === '1',
   }));
   return { rows, lastId: r.last_id ?? undefined };
 }

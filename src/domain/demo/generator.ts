@@ -186,6 +186,23 @@ const REGIONAL_LANGUAGE: Readonly<Record<string, readonly [string, number]>> = {
 };
 const OCCASIONAL_LANGUAGES = ['de', 'it', 'pt', 'fr', 'ru', 'ar', 'ro', 'zh', 'nl', 'pl', 'bg', 'uk', 'hi', 'ka'] as const;
 
+/**
+ * The languages of the people who need an immigration lawyer in Spain (issue 26): Moroccans and
+ * Algerians (Arabic, often French), West Africans (French), Romanians, Ukrainians, and English as
+ * the common second language. Lawyers in the big cities and those who consult by video serve them
+ * most, so they speak their languages more often. Drawn from a hash of the lawyer's id, not the
+ * seeded stream, so every other value of a seed is unchanged (docs/operations.md#demo-data).
+ */
+const COMMUNITY_LANGUAGES: ReadonlyArray<readonly [code: string, probability: number]> = [
+  ['ar', 0.2],
+  ['fr', 0.16],
+  ['ro', 0.1],
+  ['uk', 0.08],
+  ['en', 0.3],
+];
+/** A big city: where most immigrants live (Madrid, Barcelona, Valencia, Sevilla, Zaragoza, Málaga, Murcia…). */
+const BIG_CITY_POPULATION = 400_000;
+
 // Fixed-date national holidays (día/mes); regional and Easter holidays are left to lawyers' own closures.
 const NATIONAL_HOLIDAYS = new Set(['01-01', '01-06', '05-01', '08-15', '10-12', '11-01', '12-06', '12-08', '12-25']);
 const EXCEPTION_WINDOW_DAYS = 60;
@@ -479,6 +496,13 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
     const practiceAreas = makePracticeAreas(rng);
     const barMemberships = makeBars(rng, province, verified);
     const slot: Slot = rng.chance(0.6) ? 60 : 30;
+    // Pure (a hash of the id): computed here so the languages can follow the formats.
+    const offer = demoOffer(id, city.name, slot, barMemberships);
+    // The bio's draws depend on this count: the one before the community languages keeps the stream.
+    const drawnLanguages = languages.length;
+    if (city.population >= BIG_CITY_POPULATION || offer.formats?.video_url) {
+      for (const [code, p] of COMMUNITY_LANGUAGES) if (!languages.includes(code) && hashOf(`${id} speaks ${code}`) % 1000 < p * 1000) languages.push(code);
+    }
     const neverAvailable = rng.chance(0.02);
     const weeklyHours = neverAvailable ? [] : makeWeeklyHours(rng, slot);
     const dateExceptions = neverAvailable ? [] : makeDateExceptions(rng, window, slot);
@@ -509,11 +533,10 @@ export function* generateLawyers(options: GenerateOptions): Generator<LawyerReco
           languages: languages.map((code) => languageByCode(code)?.name ?? code),
           countries: rng.int(8, 60),
         },
-        languages.length,
+        drawnLanguages,
       );
     }
 
-    const offer = demoOffer(id, city.name, slot, barMemberships);
     yield {
       id,
       name,

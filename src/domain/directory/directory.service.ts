@@ -93,13 +93,15 @@ export class DirectoryService {
     const ref = await cache.current();
     const stamp = cache.stamp();
     const filters = this.resolveFilters(query, ref);
+    const prefer = query.languages === undefined ? undefined : parseLanguages(query.languages, '/query/languages');
+    const remote = query.include_remote === true && filters.citySlug !== undefined;
     const sort: LawyerSort = query.sort ?? 'rating';
     const { page, limit } = query;
     const offset = (page - 1) * limit;
-    const pageKey = `${JSON.stringify(filters)}|${sort}|${limit}|${offset}`;
+    const pageKey = `${JSON.stringify(filters)}|${sort}|${limit}|${offset}|${remote ? 'r' : ''}|${prefer?.join(',') ?? ''}`;
     const pageEntry = await cache.page(ref.version, pageKey, async () => {
       // Totals and page ids come from the in-memory index of this directory version.
-      return (await cache.searchIndex(ref.version)).search(filters, sort, limit, offset);
+      return (await cache.searchIndex(ref.version)).search(filters, sort, limit, offset, { remote, ...(prefer ? { prefer } : {}) });
     });
     const { ids, total } = pageEntry;
     const entries = ids.map((id) => cache.lawyer(id, stamp));
@@ -130,7 +132,14 @@ export class DirectoryService {
       page,
       limit,
       has_more: offset + ids.length < total,
-      lawyers: rows.map((r, i) => this.summary(r, ref, next[i] ?? null)),
+      lawyers: rows.map((r, i) => {
+        const summary = this.summary(r, ref, next[i] ?? null);
+        if (remote) summary.remote = r.city_slug !== filters.citySlug;
+        if (prefer) summary.languages_in_common = languagesInCommon(prefer, summary.languages);
+        return summary;
+      }),
+      ...(pageEntry.preferred !== undefined ? { languages_matched: pageEntry.preferred } : {}),
+      ...(pageEntry.remoteExtra !== undefined ? { remote_available: pageEntry.remoteExtra } : {}),
     };
     if (pageEntry.last === undefined) cache.chargePage(pageKey, pageEntry, rows.length * SUMMARY_ANSWER_BYTES);
     pageEntry.last = { rows, next, response };
@@ -382,6 +391,32 @@ export class DirectoryService {
     }
     return result;
   }
+}
+
+/** The most languages a person may list (search, hold, Account). */
+export const MAX_PERSON_LANGUAGES = 6;
+
+/**
+ * A person's languages from a comma-separated list of ISO 639-1 codes or names, most preferred
+ * first, duplicates dropped; a 400 naming the unknown one (at `pointer`) otherwise.
+ */
+export function parseLanguages(text: string, pointer: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(',')) {
+    const name = part.trim();
+    if (name === '') continue;
+    const code = resolveLanguage(name);
+    if (code === undefined) throw invalidRequest('One or more search parameters are not valid.', [{ pointer, detail: `unknown language "${name}"; use ISO 639-1 codes such as "ar,fr" or language names` }]);
+    if (!out.includes(code)) out.push(code);
+  }
+  if (out.length === 0) throw invalidRequest('One or more search parameters are not valid.', [{ pointer, detail: 'must name at least one language' }]);
+  if (out.length > MAX_PERSON_LANGUAGES) throw invalidRequest('One or more search parameters are not valid.', [{ pointer, detail: `at most ${MAX_PERSON_LANGUAGES} languages` }]);
+  return out;
+}
+
+/** The person's languages (in their order) that the lawyer speaks: empty is a mismatch (DESIGN.md §13). */
+export function languagesInCommon(person: readonly string[], lawyer: readonly string[]): string[] {
+  return person.filter((code) => lawyer.includes(code));
 }
 
 /** The first `count` free slots of an availability answer: the same object while that answer is unchanged. */

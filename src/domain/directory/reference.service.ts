@@ -185,6 +185,10 @@ export interface LawyerEntry extends Weighed {
 export interface SearchPage extends Weighed {
   ids: readonly string[];
   total: number;
+  /** With the person's languages: how many of `total` speak one of them (SearchIndex.search). */
+  preferred?: number;
+  /** A city search without remote lawyers: how many more it would find with them. */
+  remoteExtra?: number;
   /** The last answer for this page, handed out again (the same object) while its inputs are the same objects and values. */
   last?: { rows: readonly object[]; next: ReadonlyArray<string | null>; response: SearchResponse };
 }
@@ -314,11 +318,13 @@ export class DirectoryCache {
   }
 
   /** A search page (ids in order, and the total) for `key` at `version`, computing it on a miss. */
-  async page(version: number, key: string, compute: () => Promise<{ ids: readonly string[]; total: number }>): Promise<SearchPage> {
+  async page(version: number, key: string, compute: () => Promise<{ ids: readonly string[]; total: number; preferred?: number; remoteExtra?: number }>): Promise<SearchPage> {
     const hit = this.pages.get(key);
     if (hit !== undefined) return hit;
-    const { ids, total } = await compute();
+    const { ids, total, preferred, remoteExtra } = await compute();
     const page: SearchPage = { ids, total, bytes: 200 + key.length + ids.length * 100 };
+    if (preferred !== undefined) page.preferred = preferred;
+    if (remoteExtra !== undefined) page.remoteExtra = remoteExtra;
     // A version that changed meanwhile must not leave an old page under the new version.
     if (this.data?.version === version) this.pages.set(key, page);
     return page;

@@ -36,11 +36,33 @@ function countBits(mask: Uint32Array): number {
   return n;
 }
 
+/**
+ * How far a search reaches beyond its filters (DESIGN.md §13; docs/lawyers.md#online-from-anywhere-in-spain):
+ * `remote` adds, to a city search, the lawyers from elsewhere who offer video or phone (`false`
+ * also counts how many that would add: `remoteExtra`); `prefer`
+ * (the person's languages) puts the lawyers who speak one of them first, each group in the sort's order.
+ */
+export interface SearchReach {
+  remote?: boolean;
+  prefer?: readonly string[];
+}
+
+/** A search's answer: the total, one page's ids, and what the reach adds. */
+export interface IndexSearchResult {
+  total: number;
+  ids: string[];
+  /** Lawyers (of `total`) who speak one of the preferred languages; with `prefer` only. */
+  preferred?: number;
+  /** A city search without `remote`: how many more lawyers it would find with it. */
+  remoteExtra?: number;
+}
+
 export class SearchIndex {
   private readonly words: number;
   // The filter bitset and one temporary (a union or a city's lawyers), reused by every search.
   private readonly scratch: Uint32Array;
   private readonly scratchTmp: Uint32Array;
+  private readonly scratchPref: Uint32Array;
 
   /** @internal Built by SearchIndexBuilder. */
   constructor(
@@ -58,15 +80,18 @@ export class SearchIndex {
     private readonly languages: ReadonlyMap<string, Uint32Array>,
     private readonly areas: ReadonlyMap<string, Uint32Array>,
     private readonly orders: Readonly<Record<LawyerSort, Int32Array>>,
+    /** The lawyers who offer video or phone. */
+    private readonly remote: Uint32Array = new Uint32Array((size + 31) >>> 5),
   ) {
     this.words = (size + 31) >>> 5;
     this.scratch = new Uint32Array(this.words);
     this.scratchTmp = new Uint32Array(this.words);
+    this.scratchPref = new Uint32Array(this.words);
   }
 
   /** Approximate bytes held (typed arrays and buffers). */
   get bytes(): number {
-    let n = this.idBytes.byteLength + this.idEnd.byteLength + this.fee.byteLength + this.cityStart.byteLength + this.cityOrds.byteLength + this.scratch.byteLength + this.scratchTmp.byteLength;
+    let n = this.idBytes.byteLength + this.idEnd.byteLength + this.fee.byteLength + this.cityStart.byteLength + this.cityOrds.byteLength + this.scratch.byteLength + this.scratchTmp.byteLength + this.scratchPref.byteLength + this.remote.byteLength;
     for (const b of this.languages.values()) n += b.byteLength;
     for (const b of this.areas.values()) n += b.byteLength;
     for (const s of SORTS) n += this.orders[s].byteLength;
@@ -80,10 +105,48 @@ export class SearchIndex {
   }
 
   /** The total and one page's ids, from one evaluation of the filters. */
-  search(filters: LawyerFilters, sort: LawyerSort, limit: number, offset: number): { total: number; ids: string[] } {
-    const mask = this.mask(filters);
+  search(filters: LawyerFilters, sort: LawyerSort, limit: number, offset: number, reach: SearchReach = {}): IndexSearchResult {
+    const city = filters.citySlug !== undefined;
+    let remoteExtra: number | undefined;
+    if (city && reach.remote === false) {
+      // Counted first: the answer's mask below reuses the same scratch space.
+      const wider = this.mask(filters, true);
+      remoteExtra = wider === undefined ? 0 : countBits(wider);
+    }
+    let mask = this.mask(filters, city && reach.remote === true);
     const total = mask === undefined ? this.size : countBits(mask);
-    return { total, ids: offset < total ? this.pageOf(mask, sort, limit, offset) : [] };
+    if (remoteExtra !== undefined) remoteExtra -= total;
+    const prefer = reach.prefer ?? [];
+    if (prefer.length === 0) return { total, ids: offset < total ? this.pageOf(mask, sort, limit, offset) : [], ...(remoteExtra !== undefined ? { remoteExtra } : {}) };
+
+    // Languages in common first: the preferred lawyers in the sort's order, then the others in it.
+    if (mask === undefined) mask = this.all();
+    const pref = this.scratchPref;
+    pref.fill(0);
+    for (const code of new Set(prefer)) {
+      const bits = this.languages.get(code);
+      if (bits) for (let w = 0; w < this.words; w++) pref[w]! |= bits[w]!;
+    }
+    for (let w = 0; w < this.words; w++) {
+      pref[w]! &= mask[w]!;
+      mask[w]! &= ~pref[w]!;
+    }
+    const preferred = countBits(pref);
+    const ids: string[] = [];
+    if (offset < preferred) ids.push(...this.pageOf(pref, sort, Math.min(limit, preferred - offset), offset));
+    const rest = limit - ids.length;
+    const restOffset = Math.max(0, offset - preferred);
+    if (rest > 0 && restOffset < total - preferred) ids.push(...this.pageOf(mask, sort, rest, restOffset));
+    return { total, ids, preferred, ...(remoteExtra !== undefined ? { remoteExtra } : {}) };
+  }
+
+  /** Every ordinal, as the scratch bitset. */
+  private all(): Uint32Array {
+    const out = this.scratch;
+    out.fill(0xffffffff);
+    const tail = this.size & 31;
+    if (tail !== 0) out[this.words - 1] = (1 << tail) - 1;
+    return out;
   }
 
   /** The ids of one page, in order (searchPublicLawyers). */
@@ -128,7 +191,7 @@ export class SearchIndex {
    * filters into two or three new arrays (12.5 KB each at 100,000 lawyers, allocated outside the
    * JavaScript heap) that were garbage at once. Searches are synchronous, so one pair is enough.
    */
-  private mask(f: LawyerFilters): Uint32Array | undefined {
+  private mask(f: LawyerFilters, remote = false): Uint32Array | undefined {
     const words = this.words;
     const out = this.scratch;
     const tmp = this.scratchTmp;
@@ -157,6 +220,8 @@ export class SearchIndex {
           tmp[o >>> 5]! |= 1 << (o & 31);
         }
       }
+      // Video and phone consultations are national: lawyers from elsewhere who offer them.
+      if (remote) for (let w = 0; w < words; w++) tmp[w]! |= this.remote[w]!;
       and(tmp);
     }
     if (f.minFeeCents !== undefined || f.maxFeeCents !== undefined) {
@@ -218,6 +283,7 @@ export class SearchIndexBuilder {
   private readonly fees: number[] = [];
   private readonly ratingKeys: number[] = [];
   private readonly reviewCounts: number[] = [];
+  private readonly remotes: boolean[] = [];
   private readonly languages = new Map<string, Uint32Array>();
   private readonly areas = new Map<string, Uint32Array>();
   private sealed = false;
@@ -232,6 +298,7 @@ export class SearchIndexBuilder {
       this.fees.push(r.consultation_fee_cents);
       this.ratingKeys.push(r.rating_key);
       this.reviewCounts.push(r.review_count);
+      this.remotes.push(r.remote === true);
     }
   }
 
@@ -340,7 +407,11 @@ export class SearchIndexBuilder {
     const fill = cityStart.slice(0, cityCode.size);
     for (let o = 0; o < n; o++) cityOrds[fill[city[o]!]!++] = o;
 
-    return new SearchIndex(version, n, idBytes, idEnd, fee, cityCode, cityStart, cityOrds, this.languages, this.areas, orders);
+    const remote = new Uint32Array((n + 31) >>> 5);
+    this.remotes.forEach((r, o) => {
+      if (r) remote[o >>> 5]! |= 1 << (o & 31);
+    });
+    return new SearchIndex(version, n, idBytes, idEnd, fee, cityCode, cityStart, cityOrds, this.languages, this.areas, orders, remote);
   }
 }
 

@@ -81,6 +81,14 @@ export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passke
           </PostForm>
         </section>
 
+        <section class="card account-section" aria-labelledby="account-languages">
+          <h2 id="account-languages">{ctx.t.languageMatch.accountHeading}</h2>
+          <p>{ctx.t.languageMatch.accountIntro}</p>
+          <p>
+            <a href="/account/languages">{ctx.t.languageMatch.accountEdit}</a>
+          </p>
+        </section>
+
         <section class="card account-section" aria-labelledby="account-apps">
           <h2 id="account-apps">{t.appsHeading}</h2>
           <p>{t.appsSummary(apps.length)}</p>

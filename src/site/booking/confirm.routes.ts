@@ -20,6 +20,9 @@ import { ConfirmPage, OtherAccountPage, PayPage, SignInToSeePage, type CardError
 import { CONFIRM_TOKEN, loadHold } from './hold.ts';
 import { holdNoticeOf } from './hold-limit.page.tsx';
 import { holdsCookie } from './holds-cookie.ts';
+import type { PersonLanguagesService } from '../../domain/people/person-languages.service.ts';
+import { languageMatch, offerLanguages, type Chooser, type PersonErrors } from '../../domain/booking/purchase.service.ts';
+import { AckDone, MismatchNotice, PersonFields } from '../lawyers/language-match.tsx';
 
 
 export interface ConfirmAreaDeps {
@@ -31,17 +34,36 @@ export interface ConfirmAreaDeps {
   purchase: PurchaseService;
   clock: Clock;
   siteUrl: string;
+  /** The person's languages, compared with the lawyer's before paying (DESIGN.md §13). */
+  people: PersonLanguagesService;
 }
 
-export function confirmArea({ payments, directory, consultations, booking, purchase, clock, siteUrl }: ConfirmAreaDeps) {
+export function confirmArea({ payments, directory, consultations, booking, purchase, clock, siteUrl, people }: ConfirmAreaDeps) {
   const load = (token: string, ctx: SiteContext) => loadHold({ payments, directory }, token, ctx.user?.id ?? null);
   const holds = holdsCookie(siteUrl, booking);
+  /** The signed-in person as the hold page needs them: name and languages (Account, else the site language). */
+  const chooser = async (ctx: SiteContext): Promise<Chooser | null> =>
+    ctx.user ? { userId: ctx.user.id, name: ctx.user.name, languages: await people.of(ctx.user.id, ctx.locale) } : null;
+  /** The mismatch notice for this hold's lawyer, or null when they share a language (or nobody is signed in). */
+  const mismatchOf = async (ctx: SiteContext, person: Chooser | null, offer: { languages_json?: string } | undefined, citySlug: string) => {
+    if (!person || !offer) return { mismatch: false, notice: null };
+    const lawyerLanguages = offerLanguages(offer);
+    const { mismatch } = languageMatch(person.languages, lawyerLanguages);
+    return { mismatch, notice: mismatch ? h(MismatchNotice, { ctx, person: person.languages, lawyerLanguages, citySlug }) : null };
+  };
 
   /**
    * The hold page: facts, then (signed in, payable) the choices form, or after paying what
    * happens next. `form` carries a refused submission's values and errors back (status 400).
    */
-  const holdPage = async (request: FastifyRequest, token: string, ctx: SiteContext, reply: FastifyReply, flash: 'voided' | null, form?: { values: ChoiceValues; errors: ChoiceErrors }) => {
+  const holdPage = async (
+    request: FastifyRequest,
+    token: string,
+    ctx: SiteContext,
+    reply: FastifyReply,
+    flash: 'voided' | null,
+    form?: { values: ChoiceValues & { person_name?: string; language_ack?: string }; errors: ChoiceErrors & PersonErrors },
+  ) => {
     const loaded = await load(token, ctx);
     if ('private' in loaded) {
       // Signed out: sign in here and come back. Another account: a page that says so, nothing more.
@@ -55,8 +77,16 @@ export function confirmArea({ payments, directory, consultations, booking, purch
     if (state === 'payable') await purchase.rememberZone(view.intent.id, ctx.zone ?? null);
     const consultation = state === 'confirmed' && ctx.user ? await consultations.findForIntent(ctx.user.id, view.intent.id) : null;
     const offer = await purchase.offer(view.lawyer.id);
+    const person = state === 'confirmed' ? null : await chooser(ctx);
+    const { mismatch, notice } = await mismatchOf(ctx, person, offer, view.lawyer.city_slug);
+    const personFields =
+      person && (mismatch || (person.name === null && !view.intent.person_name))
+        ? h(PersonFields, { ctx, mismatch, askName: person.name === null && !view.intent.person_name, values: { person_name: form?.values.person_name, language_ack: form?.values.language_ack ?? view.intent.language_ack ?? undefined }, errors: form?.errors })
+        : null;
     const choices =
-      state === 'payable' && ctx.user && offer ? [h(ChoicesForm, { ctx, hold, offer, intent: view.intent, ...(form ?? {}) }), h(PolicyStatement, { ctx, startMs, nowMs, lawyerZone: hold.lawyer.timezone })] : null;
+      state === 'payable' && ctx.user && offer
+        ? [notice, h(ChoicesForm, { ctx, hold, offer, intent: view.intent, ...(form ?? {}), person: personFields }), h(PolicyStatement, { ctx, startMs, nowMs, lawyerZone: hold.lawyer.timezone })]
+        : null;
     // Before choosing: the length (the policy comes with the form; signed out, with the facts).
     const before = offer && state !== 'confirmed' ? [h(ChosenFacts, { ctx, minutes: offer.consultation_minutes, format: null, phoneE164: null, note: null }), ...(choices ? [] : state === 'payable' ? [h(PolicyStatement, { ctx, startMs, nowMs, lawyerZone: hold.lawyer.timezone })] : [])] : null;
     const after = consultation ? h(WhatNext, { ctx, c: consultation }) : null;
@@ -75,6 +105,13 @@ export function confirmArea({ payments, directory, consultations, booking, purch
   };
   const chosenView = (ctx: SiteContext, token: string, timezone: string, c: Awaited<ReturnType<typeof chosenOf>>) =>
     c && c !== 'choose' ? h(PayChoices, { ctx, token, offer: c.offer, intent: c.intent, startMs: c.startMs, nowMs: c.nowMs, lawyerZone: timezone }) : undefined;
+
+  /** The payment page says the mismatch again, with the person's answer. */
+  const payLanguage = async (ctx: SiteContext, person: Chooser, view: { lawyer: { id: string; city_slug: string }; intent: { language_ack?: 'interpreter' | 'spanish' | null } }) => {
+    const { notice } = await mismatchOf(ctx, person, await purchase.offer(view.lawyer.id), view.lawyer.city_slug);
+    if (!notice) return null;
+    return [notice, view.intent.language_ack ? h(AckDone, { ctx, ack: view.intent.language_ack }) : null];
+  };
 
   // Capability links: never indexed, never sent to another origin in a Referer. (Not no-referrer:
   // with it browsers send `Origin: null` on our own forms, which the CSRF origin check refuses.)
@@ -98,8 +135,8 @@ export function confirmArea({ payments, directory, consultations, booking, purch
       if (!ctx.user) return reply.code(303).redirect(`/sign-in?return_to=${encodeURIComponent(`/confirm/${token}`)}`);
       const body = request.body ?? {};
       const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
-      const values: ChoiceValues = { format: text(body.format, 20), phone: text(body.phone, 40), note: text(body.note, 5000) };
-      const outcome = await purchase.choose(token, ctx.user.id, values);
+      const values = { format: text(body.format, 20), phone: text(body.phone, 40), note: text(body.note, 5000), person_name: text(body.person_name, 1000), language_ack: text(body.language_ack, 20) };
+      const outcome = await purchase.choose(token, (await chooser(ctx))!, values);
       switch (outcome.kind) {
         case 'saved':
           return reply.code(303).redirect(`/confirm/${token}/pay`);
@@ -138,8 +175,11 @@ export function confirmArea({ payments, directory, consultations, booking, purch
       if ('private' in loaded || loaded.view.state !== 'payable') return reply.code(303).redirect(`/confirm/${token}`);
       const chosen = await chosenOf(loaded.view);
       if (chosen === 'choose') return reply.code(303).redirect(`/confirm/${token}#choices-heading`);
+      // The language answer (and a name) come before paying, whatever the formats.
+      const person = (await chooser(ctx))!;
+      if ((await purchase.personMissing(loaded.view.intent, person)) !== null) return reply.code(303).redirect(`/confirm/${token}#choices-heading`);
       await purchase.rememberZone(loaded.view.intent.id, ctx.zone ?? null);
-      return reply.page(h(PayPage, { ctx, hold: loaded.hold, provider: loaded.view.provider, chosen: chosenView(ctx, token, loaded.hold.lawyer.timezone, chosen) }));
+      return reply.page(h(PayPage, { ctx, hold: loaded.hold, provider: loaded.view.provider, chosen: [await payLanguage(ctx, person, loaded.view), chosenView(ctx, token, loaded.hold.lawyer.timezone, chosen)] }));
     });
 
     site.post<{ Params: { token: string }; Body: Record<string, unknown> }>('/confirm/:token/pay', { schema: { hide: true } }, async (request, reply) => {
@@ -151,6 +191,12 @@ export function confirmArea({ payments, directory, consultations, booking, purch
       // Several formats and none chosen: back to the hold page's choices before any payment starts.
       const gate = await load(token, ctx);
       if (!('private' in gate) && gate.view.state === 'payable' && (await chosenOf(gate.view)) === 'choose') return reply.code(303).redirect(`/confirm/${token}#choices-heading`);
+      if (!('private' in gate) && gate.view.state === 'payable') {
+        // A language mismatch not answered (or no name): back to the hold page, nothing charged.
+        const person = (await chooser(ctx))!;
+        if ((await purchase.personMissing(gate.view.intent, person)) !== null) return reply.code(303).redirect(`/confirm/${token}#choices-heading`);
+        await purchase.rememberPerson(gate.view.intent, person);
+      }
       const body = request.body ?? {};
       const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : '');
       const outcome =
@@ -166,7 +212,8 @@ export function confirmArea({ payments, directory, consultations, booking, purch
           if ('private' in loaded) return reply.code(303).redirect(`/confirm/${token}`);
           const { hold } = loaded;
           const chosen = await chosenOf(loaded.view);
-          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { number: text(body.number), expiry: text(body.expiry), name: text(body.name) }, chosen: chosenView(ctx, token, hold.lawyer.timezone, chosen) }), 422);
+          const language = await payLanguage(ctx, (await chooser(ctx))!, loaded.view);
+          return reply.page(h(PayPage, { ctx, hold, provider: 'demo', error: outcome.code as CardError, values: { number: text(body.number), expiry: text(body.expiry), name: text(body.name) }, chosen: [language, chosenView(ctx, token, hold.lawyer.timezone, chosen)] }), 422);
         }
         case 'expired_voided':
           return reply.code(303).redirect(`/confirm/${token}?voided=1`);

@@ -11,6 +11,7 @@ import { personPolicy, type PolicyState } from '../../domain/booking/policy.ts';
 import { calendarLinks, effectiveFormat, formatPhone, NOTE_MAX, offeredFormats, type ChoiceError, type ConsultationFormat, type LawyerOffer } from '../../domain/booking/purchase.ts';
 import type { Quote } from '../../domain/booking/quote.ts';
 import type { SiteContext } from '../context.ts';
+import type { ComponentChildren } from 'preact';
 import { Notice, euros } from '../ui/components.tsx';
 import { colon } from '../../i18n/format.ts';
 import { Bidi } from '../ui/bidi.tsx';
@@ -84,7 +85,7 @@ export interface ChoiceValues {
  * The hold page's form (signed in, payable): the format (radios when several; said when one),
  * the phone number (when phone is offered), the note; submitting stores them and goes to payment.
  */
-export function ChoicesForm({ ctx, hold, offer, intent, values, errors }: { ctx: SiteContext; hold: HoldSummary; offer: LawyerOffer; intent: { format?: ConsultationFormat | null; note?: string | null; phone_e164?: string | null }; values?: ChoiceValues; errors?: ChoiceErrors }) {
+export function ChoicesForm({ ctx, hold, offer, intent, values, errors, person }: { ctx: SiteContext; hold: HoldSummary; offer: LawyerOffer; intent: { format?: ConsultationFormat | null; note?: string | null; phone_e164?: string | null }; values?: ChoiceValues; errors?: ChoiceErrors; person?: ComponentChildren }) {
   const u = ctx.t.purchase;
   const formats = offeredFormats(offer);
   const chosen = values?.format ?? effectiveFormat(formats, intent.format) ?? '';
@@ -109,6 +110,8 @@ export function ChoicesForm({ ctx, hold, offer, intent, values, errors }: { ctx:
       ) : null}
       <form method="post" action={`/confirm/${hold.token}/choices`} data-once="" novalidate>
         <input type="hidden" name="_csrf" value={ctx.csrfToken()} />
+        {/* The person's name (asked once) and their answer to a language mismatch (src/site/lawyers/language-match.tsx). */}
+        {person}
         {formats.length > 1 ? (
           <fieldset aria-describedby={errors?.format ? 'f-format-error' : undefined}>
             <legend>{u.formatLegend}</legend>

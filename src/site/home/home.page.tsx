@@ -8,6 +8,10 @@ import { languageName, listOf, practiceAreaName } from '../../i18n/reference.ts'
 import type { LawyerTrust } from '../../domain/directory/trust.service.ts';
 import { Layout } from '../ui/layout.tsx';
 import { Avatar, OfferFacts, ratingWithCount, VerifiedBadge } from '../lawyers/trust.tsx';
+import { anyOf, CardMatch } from '../lawyers/language-match.tsx';
+
+/** Every lawyer in Spain speaks Spanish: a "speaks Spanish" mark on every card would say nothing. */
+const shown = (codes: readonly string[]) => codes.filter((c) => c !== 'es');
 
 const shortDays = new Map<string, string>();
 /** `2026-11-30` → "lun 30" / "Mon 30": a time button's day, short enough for three buttons on a phone. */
@@ -33,6 +37,7 @@ export interface SearchFormValues {
   language?: string;
   max_fee_eur?: string | number;
   sort?: string;
+  include_remote?: boolean | string;
 }
 
 /** What the free-text field answered: the text read, and the practice areas it suggests. */
@@ -58,7 +63,21 @@ export interface HomePageProps {
   need?: NeedAnswer | null;
   /** Each result's badge facts, photo, length and formats, by lawyer id (TrustService, batched). */
   trust?: ReadonlyMap<string, LawyerTrust>;
-  results: { total: number; page: number; hasMore: boolean; lawyers: readonly LawyerSummary[]; prev: string | null; next: string | null } | null;
+  results: {
+    total: number;
+    page: number;
+    hasMore: boolean;
+    lawyers: readonly LawyerSummary[];
+    prev: string | null;
+    next: string | null;
+    /** The same search with lawyers from elsewhere by video or phone, when it finds more. */
+    withRemote?: { count: number; href: string } | null;
+    /** How many results speak one of the person's languages (they come first). */
+    languagesMatched?: number | null;
+    /** The person's languages the results were ranked by. */
+    person?: readonly string[];
+    citySlug?: string | null;
+  } | null;
 }
 
 export function HomePage({ ctx, values, errors, cities, areas, languages, results, need, times, once, trust }: HomePageProps) {
@@ -82,6 +101,7 @@ export function HomePage({ ctx, values, errors, cities, areas, languages, result
           <Select name="language" label={t.home.language} options={languages} value={values.language} empty={t.home.anyLanguage} error={errors.language} />
           <Field name="max_fee_eur" label={t.home.maxFee} type="number" inputmode="numeric" min={0} max={100000} step="1" value={values.max_fee_eur ?? ''} error={errors.max_fee_eur} autofocus={Boolean(errors.max_fee_eur)} />
         </div>
+        <RemoteChoice ctx={ctx} checked={values.include_remote !== false && values.include_remote !== 'false'} />
         <div class="actions">
           <Select
             name="sort"
@@ -187,12 +207,37 @@ function NeedForm({ ctx, need }: { ctx: SiteContext; need: NeedAnswer | null }) 
   );
 }
 
+/**
+ * "Also lawyers from anywhere in Spain by video or phone": on by default. Without JavaScript an
+ * unticked box sends nothing, so a hidden "false" comes first and a ticked box's "true" after it wins.
+ */
+function RemoteChoice({ ctx, checked }: { ctx: SiteContext; checked: boolean }) {
+  const m = ctx.t.languageMatch;
+  return (
+    <div class="field check">
+      <input type="hidden" name="include_remote" value="false" />
+      <label>
+        <input type="checkbox" name="include_remote" value="true" checked={checked} aria-describedby="f-include_remote-hint" /> <span>{m.includeRemote}</span>
+      </label>
+      <span class="hint" id="f-include_remote-hint">
+        {m.includeRemoteHint}
+      </span>
+    </div>
+  );
+}
+
 function Results({ ctx, results, times, once, trust }: { ctx: SiteContext; results: NonNullable<HomePageProps['results']>; times: ReadonlyMap<string, AvailabilityResponse>; once: string; trust: ReadonlyMap<string, LawyerTrust> }) {
   const { t } = ctx;
   return (
     <section aria-labelledby="results-heading">
       <h2 id="results-heading">{t.home.resultsCount(results.total)}</h2>
       {results.lawyers.length === 0 ? <p>{t.home.noResults}</p> : null}
+      {results.withRemote ? (
+        <p class="more-remote">
+          <a href={results.withRemote.href}>{t.languageMatch.moreWithRemote(results.withRemote.count)}</a>
+        </p>
+      ) : null}
+      {results.languagesMatched && shown(results.person ?? []).length > 0 ? <p class="meta">{t.languageMatch.rankedByLanguage(anyOf(ctx.locale, shown(results.person ?? [])))}</p> : null}
       <ul class="cards columns">
         {results.lawyers.map((l) => (
           <li class="card lawyer-card">
@@ -212,6 +257,7 @@ function Results({ ctx, results, times, once, trust }: { ctx: SiteContext; resul
               {t.lawyer.speaks(listOf(ctx.locale, l.languages.map((code) => languageName(ctx.locale, code))))}
               {l.average_rating !== null ? ` · ${ratingWithCount(ctx, l.average_rating, l.review_count)}` : ''}
             </p>
+            <CardMatch ctx={ctx} inCommon={l.languages_in_common ? shown(l.languages_in_common) : undefined} remoteCity={l.remote ? l.city : null} />
             <OfferFacts ctx={ctx} trust={trust.get(l.id)} feeCents={l.consultation_fee_cents} />
             <p class="meta">{l.next_available ? t.lawyer.nextAvailable(formatDay(l.next_available, ctx.locale)) : t.lawyer.noneSoon}</p>
             <FirstTimes ctx={ctx} availability={times.get(l.id)} once={once} />

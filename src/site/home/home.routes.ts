@@ -12,11 +12,12 @@ import { capitalized, languageName, practiceAreaName } from '../../i18n/referenc
 import { createAjv, toFieldErrors } from '../../domain/validation.ts';
 import { suggestPracticeAreas } from '../../domain/directory/practice-area-suggest.ts';
 import { HomePage, NEED_MAX_CHARS, type NeedAnswer, type SearchFormValues } from './home.page.tsx';
+import type { PersonLanguagesService } from '../../domain/people/person-languages.service.ts';
 
 // Languages people search for most (the lawyers' languages are ISO codes); names in the page's language.
 const COMMON_LANGUAGES = ['es', 'en', 'ar', 'fr', 'ro', 'uk', 'ru', 'zh', 'pt', 'de', 'it', 'ur', 'bn', 'hi', 'wo', 'tl'];
 
-const SEARCH_FIELDS = ['city', 'practice_area', 'language', 'min_fee_eur', 'max_fee_eur', 'sort', 'page'] as const;
+const SEARCH_FIELDS = ['city', 'practice_area', 'language', 'min_fee_eur', 'max_fee_eur', 'sort', 'page', 'include_remote'] as const;
 
 /** The practice-area tree as select options in the page's language, children indented under their parent. */
 function flattenAreas(nodes: readonly PracticeAreaNode[], depth: number, locale: Locale): Array<{ value: string; label: string }> {
@@ -47,10 +48,23 @@ function lists(ref: ReferenceData, locale: Locale): Lists {
 }
 
 /** The results part of the page, with links to the previous and next pages of the same search. */
-function resultsOf(r: SearchResponse, query: Record<string, unknown>) {
-  const params = Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit' && k !== 'page').map(([k, v]) => [k, String(v)]));
+function resultsOf(r: SearchResponse, query: Record<string, unknown>, ref: ReferenceData) {
+  const params = Object.fromEntries(Object.entries(query).filter(([k]) => k !== 'limit' && k !== 'page' && k !== 'languages').map(([k, v]) => [k, String(v)]));
   const link = (page: number) => `/?${new URLSearchParams({ ...params, page: String(page) })}`;
-  return { total: r.total, page: r.page, hasMore: r.has_more, lawyers: r.lawyers, prev: r.page > 1 ? link(r.page - 1) : null, next: r.has_more ? link(r.page + 1) : null };
+  const citySlug = typeof query.city === 'string' ? ref.resolveCity(query.city) : undefined;
+  return {
+    total: r.total,
+    page: r.page,
+    hasMore: r.has_more,
+    lawyers: r.lawyers,
+    prev: r.page > 1 ? link(r.page - 1) : null,
+    next: r.has_more ? link(r.page + 1) : null,
+    // The same search with lawyers from elsewhere by video or phone, when that finds more.
+    withRemote: r.remote_available ? { count: r.remote_available, href: `/?${new URLSearchParams({ ...params, include_remote: 'true' })}` } : null,
+    languagesMatched: r.languages_matched ?? null,
+    person: typeof query.languages === 'string' ? query.languages.split(',') : [],
+    citySlug: citySlug ?? null,
+  };
 }
 
 
@@ -82,7 +96,7 @@ function pageKey(answer: SearchResponse, parts: ReadonlyArray<object | null>): o
   return key;
 }
 
-export function homeArea(directory: DirectoryService, trustService: TrustService) {
+export function homeArea(directory: DirectoryService, trustService: TrustService, people: PersonLanguagesService) {
   const validate = createAjv({ strict: false }).compile<SearchQuery>(SearchQuerySchema);
   return async (site: FastifyInstance) => {
     site.get('/', { schema: { hide: true } }, async (request, reply) => {
@@ -91,10 +105,17 @@ export function homeArea(directory: DirectoryService, trustService: TrustService
       // Empty fields of a submitted form mean "any".
       const query: Record<string, unknown> = { limit: 10 };
       for (const f of SEARCH_FIELDS) {
-        const v = raw[f];
+        // The remote checkbox follows a hidden "false": checked, both arrive and the last one counts.
+        const v = Array.isArray(raw[f]) ? (raw[f] as unknown[]).at(-1) : raw[f];
         if (typeof v === 'string' && v.trim() !== '') query[f] = v.trim();
       }
       const searched = SEARCH_FIELDS.some((f) => f in query);
+      // On the site, video and phone consultations are national unless the person unticks it
+      // (the API keeps `city` to the city by default: docs/lawyers.md#online-from-anywhere-in-spain).
+      if (query.include_remote === undefined) query.include_remote = 'true';
+      // The person's languages rank the results (their account's, else the site language).
+      const person = await people.forVisitor(ctx.user?.id ?? null, ctx.locale);
+      if (person.length > 0) query.languages = person.join(',');
       const errors: Record<string, string> = {};
       let answer: SearchResponse | null = null;
       if (searched) {
@@ -111,7 +132,7 @@ export function homeArea(directory: DirectoryService, trustService: TrustService
       }
       const ref = await directory.reference();
       const values = query as SearchFormValues;
-      const results = answer ? resultsOf(answer, query) : null;
+      const results = answer ? resultsOf(answer, query, ref) : null;
       const need = needOf(raw.q, ref, ctx.locale);
       // Each card's first three free times, from the directory's availability cache.
       const free = answer ? await Promise.all(answer.lawyers.map((l) => directory.firstFreeSlots(l.id, l.next_available, 3))) : [];

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 /**
  * The lawyer's booking page (booking_url): a week strip (seven days, the weeks either side) and
  * the chosen day's free times; choosing one holds it for 15 minutes (one POST form whose buttons
@@ -22,6 +23,8 @@ export interface BookPageProps {
   /** A fresh random value per rendering: the hold's Idempotency-Key, so a double tap holds once. */
   nonce: string;
   notice?: 'taken' | null;
+  /** "This lawyer does not speak Arabic" (language-match.tsx), when she speaks none of the visitor's languages. */
+  languageNotice?: ComponentChildren;
   /** The week shown, its days and the chosen one. */
   strip: WeekStrip;
   /** The link that chooses a day of this week. */
@@ -30,7 +33,7 @@ export interface BookPageProps {
   next: string | null;
 }
 
-export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next }: BookPageProps) {
+export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next, languageNotice }: BookPageProps) {
   const { t } = ctx;
   const b = t.bookingPath;
   // The visitor's zone, when it shows other wall-clock times than the lawyer's in this window.
@@ -54,6 +57,7 @@ export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, 
         <span class="price">{euros(a.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation} · <a href={`/lawyers/${a.lawyer_id}`}>{t.book.profile}</a>
       </p>
       <OfferSummary ctx={ctx} minutes={a.consultation_minutes} formats={a.formats} quote={quote(a)} />
+      {languageNotice}
       <p class="meta">{yours ? b.timesNoteBoth(zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(zoneName(a.timezone, ctx.locale))}</p>
       <ZoneChooser ctx={ctx} lawyerZone={a.timezone} reload={notice !== 'taken'} />
       {notice === 'taken' ? (

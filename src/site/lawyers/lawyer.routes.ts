@@ -18,6 +18,9 @@ import { holdsCookie } from '../booking/holds-cookie.ts';
 import { ANONYMOUS_RULES } from '../../domain/access/limits.ts';
 import { BookPage } from './book.page.tsx';
 import { ProfilePage } from './profile.page.tsx';
+import type { PersonLanguagesService } from '../../domain/people/person-languages.service.ts';
+import { languageMatch } from '../../domain/booking/purchase.service.ts';
+import { MismatchNotice } from './language-match.tsx';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -29,6 +32,8 @@ export interface LawyerAreaDeps {
   access: AccessService;
   trust: TrustService;
   siteUrl: string;
+  /** The visitor's languages, for the mismatch notice (DESIGN.md §13). */
+  people: PersonLanguagesService;
 }
 
 /** Hidden or unknown lawyers (and malformed ids) are the site's 404 page. */
@@ -56,8 +61,19 @@ function profileKey(lawyer: object, trust: object | null, extras: object): objec
   return key;
 }
 
-export function lawyerArea({ directory, booking, access, trust: trustService, siteUrl }: LawyerAreaDeps) {
+export function lawyerArea({ directory, booking, access, trust: trustService, siteUrl, people }: LawyerAreaDeps) {
   const holds = holdsCookie(siteUrl, booking);
+  /**
+   * The mismatch notice for this visitor and lawyer, or null. Anonymous visitors' languages are the
+   * site language, which the cached pages vary by; signed-in pages are never cached.
+   */
+  const languageNotice = async (ctx: SiteContext, lawyerId: string) => {
+    const lawyer = await directory.getProfile(lawyerId, { fenced: false });
+    const person = await people.forVisitor(ctx.user?.id ?? null, ctx.locale);
+    if (!languageMatch(person, lawyer.languages).mismatch) return null;
+    const citySlug = (await directory.reference()).resolveCity(lawyer.city) ?? null;
+    return (c: SiteContext) => h(MismatchNotice, { ctx: c, person, lawyerLanguages: lawyer.languages, citySlug });
+  };
   return async (site: FastifyInstance) => {
     site.get<{ Params: { id: string }; Querystring: { reviews?: string } }>('/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
       const lawyer = await orNotFound(request.params.id, () => directory.getProfile(request.params.id, { fenced: false }));
@@ -66,12 +82,14 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
       const page = reviewsPage(request.query?.reviews, pages);
       const extras = await trustService.forProfile(lawyer.id, page);
       const paging = { page, pages, link: (n: number) => `/lawyers/${lawyer.id}${n > 1 ? `?reviews=${n}` : ''}#reviews` };
-      return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras, paging }));
+      const notice = await languageNotice(request.site, lawyer.id);
+      return reply.cachedPage(profileKey(lawyer, trust ?? null, extras), (ctx) => h(ProfilePage, { ctx, lawyer, trust, extras, paging, languageNotice: notice?.(ctx) }));
     });
 
     /** The booking page of the week asked for (week-strip.ts loadWeek: untrusted query text falls back to defaults). */
-    const times = async (id: string, query: { week?: unknown; day?: unknown; start_date?: unknown }) => {
+    const times = async (id: string, query: { week?: unknown; day?: unknown; start_date?: unknown }, visitor: SiteContext) => {
       const { availability, strip, week, prevWeek, nextWeek } = await orNotFound(id, () => loadWeek((start) => directory.getAvailability(id, start ? { start_date: start } : {}), query));
+      const mismatch = await languageNotice(visitor, availability.lawyer_id);
       const link = (w: string, d?: string) => `/lawyers/${availability.lawyer_id}/book?week=${w}${d ? `&day=${d}` : ''}`;
       const page = (ctx: SiteContext, nonce: string, notice: 'taken' | null) =>
         h(BookPage, {
@@ -83,12 +101,13 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
           notice,
           prev: prevWeek ? link(prevWeek) : null,
           next: nextWeek ? link(nextWeek) : null,
+          languageNotice: mismatch?.(ctx),
         });
       return { availability, page };
     };
 
     site.get<{ Params: { id: string }; Querystring: { week?: string; day?: string; start_date?: string } }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
-      const { availability, page } = await times(request.params.id, request.query ?? {});
+      const { availability, page } = await times(request.params.id, request.query ?? {}, request.site);
       // Each rendering gets its own nonce (the hold's Idempotency-Key) and CSRF token.
       return reply.cachedPage(availability, (ctx, once) => page(ctx, once, null));
     });
@@ -125,7 +144,7 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
       // Their hold with this lawyer stays when the new time was taken: back to it, saying so.
       if (outcome.kept) return reply.code(303).redirect(`/confirm/${outcome.kept.confirmation_token}?taken=1`);
       // Taken meanwhile (or no longer bookable): the same page, fresh, saying so.
-      const { page } = await times(id, { week: date, day: date });
+      const { page } = await times(id, { week: date, day: date }, request.site);
       return reply.page(page(request.site, randomBytes(12).toString('base64url'), 'taken'), 409);
     });
   };

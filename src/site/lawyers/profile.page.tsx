@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 /**
  * The lawyer's public profile (profile_url): who she is and why she can be trusted (badge, what
  * was checked, photo or initials, reviews — docs/site.md#trust), her offer, and her bio in the
@@ -21,9 +22,11 @@ export interface ProfilePageProps {
   extras: ProfileTrust;
   /** The page of reviews shown (`?reviews=`), validated by the route. */
   paging: ReviewsPaging;
+  /** "This lawyer does not speak Arabic" (language-match.tsx), when she speaks none of the visitor's languages. */
+  languageNotice?: ComponentChildren;
 }
 
-export function ProfilePage({ ctx, lawyer: p, trust, extras, paging }: ProfilePageProps) {
+export function ProfilePage({ ctx, lawyer: p, trust, extras, paging, languageNotice }: ProfilePageProps) {
   const { t } = ctx;
   const tt = t.lawyer.trust;
   const bio = bioFor(ctx.locale, extras.bios, p.bio);
@@ -41,6 +44,7 @@ export function ProfilePage({ ctx, lawyer: p, trust, extras, paging }: ProfilePa
           </p>
         </div>
       </div>
+      {languageNotice}
       <OfferFacts ctx={ctx} trust={trust} feeCents={p.consultation_fee_cents} />
       <OfferSummary ctx={ctx} minutes={p.consultation_minutes} formats={p.formats} quote={quote(p)} />
       <p class="meta">
