@@ -608,13 +608,13 @@ export const fr = {
   lawyerMail: {
     hello: (name: string) => `Bonjour ${name},`,
     signature: 'L’équipe Consulta',
-    fromLawyer: 'De l’avocat(e), tel qu’écrit',
-    fromLawyerIn: (language: string) => `De l’avocat(e), en ${language}, tel qu’écrit`,
-    verified: { subject: 'Vous êtes vérifié(e) sur Consulta', text: (until: string) => `Nous avons vérifié votre inscription au barreau : vous apparaissez désormais sur Consulta et les personnes peuvent réserver avec vous. La vérification est valable jusqu’au ${until} ; nous vous préviendrons avant.` },
-    refused: { subject: 'Votre demande sur Consulta', text: 'Nous avons examiné votre demande et ne pouvons pas la vérifier pour l’instant. Le motif :', todo: 'Si vous pouvez l’éclaircir, répondez à cet e-mail et nous l’examinerons de nouveau.' },
-    expires: { subject: (date: string) => `Votre vérification sur Consulta expire le ${date}`, text: (date: string) => `Votre vérification expire le ${date}. Ce jour-là, vous n’apparaîtrez plus et vos consultations suivantes seront annulées.`, todo: 'Que faire : répondez à cet e-mail en confirmant votre numéro d’inscription ; nous le vérifierons de nouveau dans le registre et auprès de votre barreau.' },
-    expired: { subject: 'Votre vérification sur Consulta a expiré', text: 'Votre vérification a expiré : vous n’apparaissez plus sur Consulta et vos consultations suivantes ont été annulées et remboursées.', todo: 'Que faire : répondez à cet e-mail et nous vous vérifierons de nouveau.' },
-    suspended: { subject: 'Votre profil sur Consulta est suspendu', text: 'Nous avons suspendu votre profil : vous n’apparaissez plus et vos consultations à venir ont été annulées et remboursées. Le motif :', todo: 'Si vous souhaitez l’éclaircir, répondez à cet e-mail.' },
+    fromLawyer: 'Écrit par l’avocate ou l’avocat, tel quel',
+    fromLawyerIn: (language: string) => `Écrit par l’avocate ou l’avocat, en ${language}, tel quel`,
+    verified: { subject: 'Vous êtes vérifié(e) sur Consulta', text: (until: string) => `Nous avons vérifié votre inscription au barreau : vous apparaissez désormais sur Consulta et les personnes peuvent réserver avec vous. La vérification est valable jusqu’au ${until} ; nous vous préviendrons avant.` },
+    refused: { subject: 'Votre demande sur Consulta', text: 'Nous avons examiné votre demande et ne pouvons pas la vérifier pour l’instant. Le motif :', todo: 'Si vous pouvez l’éclaircir, répondez à cet e-mail et nous l’examinerons de nouveau.' },
+    expires: { subject: (date: string) => `Votre vérification sur Consulta expire le ${date}`, text: (date: string) => `Votre vérification expire le ${date}. Ce jour-là, vous n’apparaîtrez plus et vos consultations suivantes seront annulées.`, todo: 'Que faire : répondez à cet e-mail en confirmant votre numéro d’inscription ; nous le vérifierons de nouveau dans le registre et auprès de votre barreau.' },
+    expired: { subject: 'Votre vérification sur Consulta a expiré', text: 'Votre vérification a expiré : vous n’apparaissez plus sur Consulta et vos consultations suivantes ont été annulées et remboursées.', todo: 'Que faire : répondez à cet e-mail et nous vous vérifierons de nouveau.' },
+    suspended: { subject: 'Votre profil sur Consulta est suspendu', text: 'Nous avons suspendu votre profil : vous n’apparaissez plus et vos consultations à venir ont été annulées et remboursées. Le motif :', todo: 'Si vous souhaitez l’éclaircir, répondez à cet e-mail.' },
   },
   mail: {
     signIn: {

@@ -154,5 +154,18 @@ for (const target of databaseTargets()) {
       assert.equal((await lucia.client.post('/lawyer/consultations/feed/private', {})).statusCode, 303);
       assert.ok(!desc((await read()).phone).includes('612'));
     });
+
+    it('she cancels with a Spanish reason: the person\'s Arabic email quotes it, labelled as hers and in Spanish (item 5)', async () => {
+      await ctx.database.db.updateTable('users').set({ locale: 'ar' }).where('id', '=', person.userId).execute();
+      const reason = 'Tengo un juicio urgente esa mañana y no podré atenderle a esa hora.';
+      await ctx.app.services.lawyerCancellation.cancel(luciaId, phone.consultationId, reason);
+      await ctx.app.services.mail.settled();
+      const mails = await Promise.all(smtp.messages.filter((m) => m.to.includes(person.email)).map((m) => simpleParser(m.raw)));
+      const mail = mails.find((m) => (m.text ?? '').includes(reason));
+      assert.ok(mail, 'the reason reaches the person verbatim');
+      const text = mail.text ?? '';
+      assert.ok(text.includes(`من المحامي، باللغة الإسبانية، كما كتبه\n-----\n${reason}\n-----`), text);
+      assert.ok(text.includes(bookingReference(phone.consultationId)), 'the same short reference');
+    });
   });
 }

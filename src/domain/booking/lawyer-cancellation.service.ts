@@ -35,6 +35,9 @@ import { buildIcs } from '../notify/ics.ts';
 import type { Logger } from '../notify/mailer.ts';
 import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
 import { consultationUid } from './consultation-mail.ts';
+import { detectNoteLanguage } from './note-language.ts';
+import { bookingReference } from './purchase.ts';
+import { languageName } from '../../i18n/reference.ts';
 import { quote } from './quote.ts';
 import { ConsultationRefunds, openRefund, type MoneyBack, type RefundOutcome } from './refunds.ts';
 
@@ -91,7 +94,7 @@ export class LawyerCancellationService {
   async cancel(lawyerId: string, consultationId: string, rawReason: unknown): Promise<CancelResult> {
     if (!UUID.test(consultationId)) throw notFound('no such consultation');
     const reason = cancellationReason(rawReason);
-    return this.cancelOne(lawyerId, consultationId, () => reason);
+    return this.cancelOne(lawyerId, consultationId, () => reason, true);
   }
 
   /**
@@ -120,7 +123,8 @@ export class LawyerCancellationService {
     return { cancelled };
   }
 
-  private async cancelOne(lawyerId: string, consultationId: string, reasonOf: (row: LawyerConsultationRow) => string): Promise<CancelResult> {
+  /** `lawyerWords`: the reason is hers (quoted and labelled in the person's email), not our own text in their language. */
+  private async cancelOne(lawyerId: string, consultationId: string, reasonOf: (row: LawyerConsultationRow) => string, lawyerWords = false): Promise<CancelResult> {
     const now = this.deps.clock.now();
     const at = now.toISOString();
     const done = await this.deps.database.db.transaction().execute(async (tx) => {
@@ -134,7 +138,7 @@ export class LawyerCancellationService {
       await freeConsultationTime(tx, row.booking_intent_id);
       await recordLawyerChanges(tx, [lawyerId], at);
       const refund = await openRefund(tx, { consultationId: row.id, bookingIntentId: row.booking_intent_id, initiatedBy: 'lawyer', at });
-      const mailIds = await this.deps.mail.enqueue(tx, [cancellationMail({ row, reason, now, money: refund.money, amountCents: refund.amountCents, siteUrl: this.deps.siteUrl })]);
+      const mailIds = await this.deps.mail.enqueue(tx, [cancellationMail({ row, reason, now, money: refund.money, amountCents: refund.amountCents, siteUrl: this.deps.siteUrl, lawyerWords })]);
       return { outcome: 'cancelled' as const, row, refundId: refund.refundId, mailIds };
     });
     if (done.outcome === 'not_confirmed') return done;
@@ -165,7 +169,14 @@ function zoneLabel(date: string, time: string, timezone: string, locale: Locale)
  * The person's email: in their language, the lawyer's reason, what happens to the money, and the
  * cancellation of the invitation they were sent (same UID, SEQUENCE above the original's).
  */
-export function cancellationMail(c: { row: LawyerConsultationRow; reason: string; now: Date; money: MoneyBack; amountCents: number; siteUrl: string }): OutgoingMail {
+/** "From the lawyer, in Spanish, as written" (the language told only when it is not the email's and can be told). */
+export function lawyerWordsLabel(text: string, locale: Locale): string {
+  const t = messages(locale).lawyerMail;
+  const language = detectNoteLanguage(text);
+  return language && language !== locale ? t.fromLawyerIn(languageName(locale, language)) : t.fromLawyer;
+}
+
+export function cancellationMail(c: { row: LawyerConsultationRow; reason: string; now: Date; money: MoneyBack; amountCents: number; siteUrl: string; lawyerWords?: boolean }): OutgoingMail {
   const { row } = c;
   const locale: Locale = isLocale(row.person_locale) ? row.person_locale : 'es';
   const t = messages(locale).mail;
@@ -202,9 +213,11 @@ export function cancellationMail(c: { row: LawyerConsultationRow; reason: string
       '',
       line(m.lawyer, row.city_name ? `${name} (${row.city_name})` : name),
       line(m.when, m.whenValue(day, start, end, zoneLabel(row.slot_date, row.start_time, row.lawyer_timezone, locale))),
-      line(m.reason, c.reason),
-      line(m.reference, row.booking_intent_id),
+      ...(c.lawyerWords ? [] : [line(m.reason, c.reason)]),
+      line(m.reference, bookingReference(row.id)),
       '',
+      // Her words reach the person as hers (issue 26 item 5): quoted, labelled with their language when it is not the email's, never translated.
+      ...(c.lawyerWords ? [`${m.reason}:`, lawyerWordsLabel(c.reason, locale), '-----', c.reason, '-----', ''] : []),
       c.money === 'refund' ? m.refund(amount) : c.money === 'release' ? m.released(amount) : m.nothingPaid,
       m.calendar(m.filename),
       m.rebook(`${c.siteUrl}/`),
