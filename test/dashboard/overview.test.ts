@@ -83,6 +83,7 @@ for (const target of databaseTargets()) {
         ['log_seen', '/developer/requests', 'Open the request log', false],
         ['webhook', '/developer/webhooks/new', 'Add an endpoint', false],
         ['live', '/developer/keys/new?mode=live', 'Create a live key', false],
+        ['widget', '/developer/widget', 'Set up the booking widget', false],
       ]);
       assert.match(pageText(html), /curl -H "Authorization: Bearer YOUR_KEY" http:\/\/consulta\.test\/api\/v1\/key/);
 
