@@ -115,7 +115,7 @@ for (const target of databaseTargets()) {
       // 5. A live key: made, refused, then answered with success.
       const live = await ctx.app.services.keys.create(actorOf(me), { ownerEmail: me.email }, { mode: 'live' });
       html = await overview(me);
-      assert.deepEqual(actionsOf(html), [['live', '/developer/requests?mode=live', 'See your live requests', true]], 'a live key exists: see its requests');
+      assert.deepEqual(actionsOf(html), [['live', '/developer/requests?mode=live', 'See your live requests', true], ['widget', '/developer/widget', 'Set up the booking widget', false]], 'a live key exists: see its requests');
       assert.equal((await api(live.token, '/api/v1/lawyers/search?city=atlantis')).statusCode, 400);
       assert.equal(stepsOf(await overview(me)).live, false, 'an error is not going live');
       assert.equal((await api(live.token)).statusCode, 200);
