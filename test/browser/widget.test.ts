@@ -10,6 +10,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
@@ -51,6 +54,13 @@ async function startHost(host: string, pages: (path: string) => string | null): 
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as AddressInfo).port;
   return { origin: `http://${host}:${port}`, close: () => new Promise((r) => server.close(() => r(undefined))) };
+}
+
+/** Screenshots for docs/widget.md: written there with UPDATE_SCREENSHOTS=1, else to a temporary folder. */
+async function shot(p: Page, name: string): Promise<void> {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'images', 'widget') : join(tmpdir(), 'consulta-screenshots');
+  mkdirSync(dir, { recursive: true });
+  await p.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
 }
 
 const RECORDER = `<script>window.__events=[];window.addEventListener('message',function(e){if(e.data&&typeof e.data.type==='string'&&e.data.type.indexOf('consulta:')===0)window.__events.push({origin:e.origin,data:e.data});});</script>`;
@@ -111,6 +121,7 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       host = await startHost('127.0.0.1', (path) => {
         if (path === '/inline-ar') return page('ar', snippet(''));
         if (path === '/popup-fr') return page('fr', snippet('data-mode="popup"'));
+        if (path === '/floating-es') return page('es', `<p>Información para personas migrantes.</p>${snippet('data-mode="floating" data-color="0f766e" data-radius="12"')}`);
         if (path === '/cookie-probe') return page('en', `<iframe src="${cookieOrigin}/set" title="probe"></iframe>`);
         if (path === '/fetch') return page('es', '');
         return null;
@@ -161,6 +172,7 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       const ar = messages('ar').widget;
       await frame.locator('h2', { hasText: ar.chooseTime }).waitFor();
       assert.equal(await frame.locator('html').getAttribute('dir'), 'rtl');
+      await shot(p, 'inline-ar-phone');
       assert.deepEqual(await axeViolations(p, 'widget inline, Arabic'), []);
       await frame.locator('.w-times button').first().click();
       await frame.locator('h1', { hasText: ar.heldTitle }).waitFor();
@@ -207,9 +219,24 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       const frame = p.frameLocator('dialog iframe');
       await frame.locator('h2', { hasText: fr.chooseTime }).waitFor();
       assert.equal(await frame.locator('html').getAttribute('lang'), 'fr');
+      await shot(p, 'popup-fr-desktop');
       await frame.locator('.w-times button').first().click();
       await frame.locator('h1', { hasText: fr.heldTitle }).waitFor();
       assert.ok((await events(p)).some((e) => e.data.type === 'consulta:slot-held'));
+      await context.close();
+    });
+
+    it('as a floating button in Spanish, themed: the button sits in the corner and opens the booker, at 320 px too', async () => {
+      const context = await browser.newContext({ viewport: { width: 320, height: 640 } });
+      const p = await context.newPage();
+      await p.goto(`${host.origin}/floating-es`);
+      const button = p.getByRole('button', { name: 'Reservar una consulta' });
+      await shot(p, 'floating-es-closed');
+      await button.click();
+      const frame = p.frameLocator('dialog iframe');
+      await frame.locator('h2', { hasText: messages('es').widget.chooseTime }).waitFor();
+      assert.equal(await frame.locator('html').evaluate((el) => el.scrollWidth - el.clientWidth), 0, 'no sideways scrolling at 320 px');
+      await shot(p, 'floating-es-open-320');
       await context.close();
     });
 

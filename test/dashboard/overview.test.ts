@@ -17,7 +17,7 @@ import { pageText } from '../support/site.ts';
 const OPERATOR: Actor = { type: 'operator' };
 // A public address literal: the real address policy accepts it without DNS.
 const PUBLIC_URL = 'https://93.184.216.34/hooks/consulta';
-const STEPS = ['test_key', 'first_request', 'log_seen', 'webhook', 'live'] as const;
+const STEPS = ['test_key', 'first_request', 'log_seen', 'webhook', 'live', 'widget'] as const;
 
 /** Each step's state as the page shows it: `data-step="…" data-done="yes|no"`. */
 function stepsOf(html: string): Record<string, boolean> {
@@ -76,13 +76,14 @@ for (const target of databaseTargets()) {
       const me = await person();
       let html = await overview(me);
       assert.deepEqual(done(html), []);
-      assert.match(pageText(html), /0 of 5 steps done/);
+      assert.match(pageText(html), /0 of 6 steps done/);
       assert.deepEqual(actionsOf(html), [
         ['test_key', '/developer/keys/new?mode=test', 'Create a test key', true],
         ['first_request', '/docs/api', 'Open the API reference', false],
         ['log_seen', '/developer/requests', 'Open the request log', false],
         ['webhook', '/developer/webhooks/new', 'Add an endpoint', false],
         ['live', '/developer/keys/new?mode=live', 'Create a live key', false],
+        ['widget', '/developer/widget', 'Set up the booking widget', false],
       ]);
       assert.match(pageText(html), /curl -H "Authorization: Bearer YOUR_KEY" http:\/\/consulta\.test\/api\/v1\/key/);
 
@@ -114,14 +115,20 @@ for (const target of databaseTargets()) {
       // 5. A live key: made, refused, then answered with success.
       const live = await ctx.app.services.keys.create(actorOf(me), { ownerEmail: me.email }, { mode: 'live' });
       html = await overview(me);
-      assert.deepEqual(actionsOf(html), [['live', '/developer/requests?mode=live', 'See your live requests', true]], 'a live key exists: see its requests');
+      assert.deepEqual(actionsOf(html), [['live', '/developer/requests?mode=live', 'See your live requests', true], ['widget', '/developer/widget', 'Set up the booking widget', false]], 'a live key exists: see its requests');
       assert.equal((await api(live.token, '/api/v1/lawyers/search?city=atlantis')).statusCode, 400);
       assert.equal(stepsOf(await overview(me)).live, false, 'an error is not going live');
       assert.equal((await api(live.token)).statusCode, 200);
       html = await overview(me);
+      assert.deepEqual(done(html), STEPS.filter((s) => s !== 'widget'));
+      assert.deepEqual(actionsOf(html), [['widget', '/developer/widget', 'Set up the booking widget', true]]);
+
+      // 6. A publishable key for the booking widget (docs/widget.md).
+      await ctx.app.services.keys.create(actorOf(me), { ownerEmail: me.email }, { mode: 'live', publishable: true, origins: ['https://ngo.example'] });
+      html = await overview(me);
       assert.deepEqual(done(html), [...STEPS]);
-      assert.match(pageText(html), /5 of 5 steps done/);
-      assert.match(pageText(html), /All five steps are done/);
+      assert.match(pageText(html), /6 of 6 steps done/);
+      assert.match(pageText(html), /All steps are done/);
       assert.deepEqual(actionsOf(html), []);
     });
 
@@ -192,7 +199,7 @@ for (const target of databaseTargets()) {
       const me = await person('es');
       const text = pageText(await overview(me));
       assert.match(text, /Resumen de desarrollo/);
-      assert.match(text, /Primeros pasos 0 de 5 pasos hechos/);
+      assert.match(text, /Primeros pasos 0 de 6 pasos hechos/);
       assert.match(text, /Crea una clave de prueba Pendiente/);
       assert.match(text, /Crear una clave de prueba/);
       assert.match(text, /TU_CLAVE/);

@@ -19,6 +19,8 @@ import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { messages } from '../../src/i18n/index.ts';
 import { normaliseOrigin, originAllowed, validateOrigins } from '../../src/domain/access/web-origins.ts';
 import { accessibleAccent, contrastWithWhite } from '../../src/site/widget/theme.ts';
+import { signedIn } from '../support/dashboard.ts';
+import { hiddenFields } from '../support/http-browser.ts';
 
 const HOST = 'https://ngo.example';
 const DAY = '2026-11-25';
@@ -235,6 +237,27 @@ for (const target of databaseTargets()) {
       }
       const api = await inject({ method: 'GET', url: '/api/v1/lawyers/search', headers: { authorization: `Bearer ${doomed.token}`, origin: HOST } });
       assert.equal(api.statusCode, 401);
+    });
+
+    it('the dashboard creates a publishable key and writes its snippet, with a live preview of the frame', async () => {
+      const me = await signedIn(ctx, 'builder@example.com');
+      const page = await me.client.get('/developer/widget');
+      assert.equal(page.statusCode, 200);
+      const fields = hiddenFields(page.body, /^\/developer\/widget\/keys$/);
+      const made = await me.client.post('/developer/widget/keys', { ...fields, origins: 'https://builder.example', mode: 'live', owner: '', name: 'site' });
+      assert.equal(made.statusCode, 303);
+      const keys = (await ctx.app.services.keys.list({ type: 'user', userId: me.userId })).filter((k) => k.kind === 'publishable');
+      assert.equal(keys.length, 1);
+      const token = keys[0]!.publicToken!;
+      const gen = await me.client.get(`/developer/widget?key=${token}&show=lawyer&lawyer=${lawyerId}&mode=popup&lang=fr&color=0f766e`);
+      const shown = /<textarea id="w-snippet"[^>]*>([^<]*)/.exec(gen.body)![1]!.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+      assert.equal(shown, `<script src="${SITE}/embed.js" data-key="${token}" data-lawyer="${lawyerId}" data-mode="popup" data-lang="fr" data-color="0f766e" async></script>`);
+      const preview = /<iframe class="widget-preview" src="([^"]+)"/.exec(gen.body)![1]!.replaceAll('&amp;', '&');
+      const framed = await inject({ method: 'GET', url: preview });
+      assert.equal(framed.statusCode, 200);
+      assert.match(String(framed.headers['content-security-policy']), /frame-ancestors https:\/\/builder\.example 'self';/);
+      const bad = await me.client.post('/developer/widget/keys', { ...hiddenFields((await me.client.get('/developer/widget')).body, /^\/developer\/widget\/keys$/), origins: 'http://builder.example/path', mode: 'live', owner: '' });
+      assert.equal(bad.headers.location, '/developer/widget?error=origins');
     });
 
     it('embed.js is served at a fixed address for any site', async () => {

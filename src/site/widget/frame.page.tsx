@@ -41,7 +41,9 @@ export function FrameLayout({ ctx, title, children }: { ctx: FrameContext; title
         <script src={ctx.js} defer />
       </head>
       <body data-host={ctx.host ?? ''} data-wid={ctx.wid}>
-        <main class="w-main">{children}</main>
+        <main class="w-main" aria-label={ctx.t.widget.frameTitle}>
+          {children}
+        </main>
         <footer class="w-foot">
           <a href={ctx.siteUrl} target="_blank" rel="noopener">
             {ctx.t.widget.poweredBy}
