@@ -50,7 +50,8 @@ function lawyerText(l: LawyerStatus): string {
     ['city', l.cityName ?? l.citySlug],
     ['status', l.statusReason ? `${l.status} (${l.statusReason})` : l.status],
     ['verified', yes(l.verified)],
-    ['listed', yes(l.listed)],
+    // The operator's switch alone: "listed yes" read as "in the directory" for an unverified applicant (issue 25 item 15).
+    ['hidden', l.listed ? 'no' : 'yes (lawyers list ID shows her again)'],
     ['public', l.public ? 'yes (search, profile, availability, booking)' : 'no (the API answers 404)'],
   ]
     .map(([k, v]) => `${k!.padEnd(10)}${v}`)

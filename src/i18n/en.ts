@@ -1524,6 +1524,7 @@ export const en = {
     noBuffer: 'None',
     hours: '{n} hours',
     oneHour: '1 hour',
+    oneDay: '1 day',
     days: '{n} days',
     overridesTitle: 'Days off and changed hours',
     overridesIntro: 'A date you set here replaces that day’s weekly hours: closed, or other hours. From today up to {last}.',

@@ -1493,6 +1493,7 @@ export const es: Messages = {
     noBuffer: 'Ninguno',
     hours: '{n} horas',
     oneHour: '1 hora',
+    oneDay: '1 día',
     days: '{n} días',
     overridesTitle: 'Días libres y horarios especiales',
     overridesIntro: 'Una fecha indicada aquí sustituye el horario semanal de ese día: cerrado, u otras horas. Desde hoy hasta el {last}.',
