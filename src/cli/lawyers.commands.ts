@@ -52,7 +52,8 @@ function lawyerText(l: LawyerStatus): string {
     // So whoever writes to her names her as she asked (docs/lawyers.md#how-she-is-named).
     ['address', l.formOfAddress === 'female' ? 'abogada' : l.formOfAddress === 'male' ? 'abogado' : l.formOfAddress === 'neutral' ? 'neutral wording' : 'not given (neutral wording)'],
     ['verified', yes(l.verified)],
-    ['listed', yes(l.listed)],
+    // The operator's switch alone: "listed yes" read as "in the directory" for an unverified applicant (issue 25 item 15).
+    ['hidden', l.listed ? 'no' : 'yes (lawyers list ID shows her again)'],
     ['public', l.public ? 'yes (search, profile, availability, booking)' : 'no (the API answers 404)'],
   ]
     .map(([k, v]) => `${k!.padEnd(10)}${v}`)

@@ -1681,6 +1681,7 @@ export const en = {
     noBuffer: 'None',
     hours: '{n} hours',
     oneHour: '1 hour',
+    oneDay: '1 day',
     days: '{n} days',
     holidaySaved: 'Holiday saved: your availability reflects it now.',
     holidaysTitle: 'Holidays',

@@ -1650,6 +1650,7 @@ export const es: Messages = {
     noBuffer: 'Ninguno',
     hours: '{n} horas',
     oneHour: '1 hora',
+    oneDay: '1 día',
     days: '{n} días',
     holidaySaved: 'Festivo guardado: la disponibilidad ya lo refleja.',
     holidaysTitle: 'Festivos',

@@ -47,7 +47,7 @@ function leftOf(page: Page, selector: string, first: string, second: string) {
           if (i === 0) break;
         }
       }
-      return { first: out[0], second: out[1] };
+      return { first: out[0] ?? null, second: out[1] ?? null };
     },
     [selector, first, second],
   );

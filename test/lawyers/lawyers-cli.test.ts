@@ -42,6 +42,15 @@ for (const target of databaseTargets()) {
       assert.match(human.stdout, /Elena Solicitud CLI .*no\. 9876/);
     });
 
+    it('show, for an unverified applicant, never says she is listed (issue 25 item 15)', async () => {
+      const human = await cli('lawyers', 'show', applicant);
+      assert.equal(human.code, 0);
+      assert.doesNotMatch(human.stdout, /listed\s+yes/);
+      assert.match(human.stdout, /verified\s+no/);
+      assert.match(human.stdout, /hidden\s+no/);
+      assert.match(human.stdout, /public\s+no/);
+    });
+
     it('verify needs a note; with one she is listed, the record saying what was checked; audited as cli', async () => {
       assert.equal((await cli('lawyers', 'verify', applicant)).code, 2);
       assert.equal((await cli('lawyers', 'verify', applicant, '--note', 'x', '--checked', 'gossip')).code, 2);

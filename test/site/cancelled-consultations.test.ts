@@ -58,6 +58,14 @@ for (const target of databaseTargets()) {
       return attachment.content;
     }
 
+    it('after paying, the tab title says it is booked, as the heading does (issue 25 item 15)', async () => {
+      const h = await hold(ctx, lawyerId, THU, '11');
+      assert.equal((await ctx.app.services.payments.payWithCard(h.token, maria.userId, GOOD_CARD)).kind, 'confirmed');
+      const page = await maria.client.get(`/confirm/${h.token}`);
+      assert.match(page.body, /<title>Your consultation is booked · Consulta<\/title>/);
+      assert.match(page.body, /<h1>Your consultation is booked<\/h1>/);
+    });
+
     for (const by of ['person', 'lawyer'] as const) {
       it(`cancelled by the ${by}: listed under Cancelled with no next steps, and its .ics withdraws the receipt's event`, async () => {
         const id = await booked(by === 'person' ? '10' : '12');

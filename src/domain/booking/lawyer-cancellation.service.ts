@@ -26,15 +26,15 @@ import {
 import { recordLawyerChanges } from '../../db/repositories/reference.repository.ts';
 import { dayAndTime, euros, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
-import { zoneName } from '../../i18n/reference.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { zonedToUtcMs } from '../directory/zoned-time.ts';
 import { conflict, invalidRequest, notFound } from '../errors.ts';
 import { buildIcs } from '../notify/ics.ts';
 import type { Logger } from '../notify/mailer.ts';
 import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
-import { consultationUid } from './consultation-mail.ts';
+// The receipt's zone label: its comma is the language's (a Latin one read in the Arabic email, issue 25 item 15).
+import { consultationUid, zoneLabel } from './consultation-mail.ts';
 import { detectNoteLanguage } from './note-language.ts';
 import { bookingReference } from './purchase.ts';
 import { languageName } from '../../i18n/reference.ts';
@@ -157,12 +157,6 @@ export class LawyerCancellationService {
   finishPendingRefunds(): Promise<number> {
     return this.refunds.finishPending();
   }
-}
-
-/** "hora peninsular, UTC+01:00" at the start of the consultation. */
-function zoneLabel(date: string, time: string, timezone: string, locale: Locale): string {
-  const ms = zonedToUtcMs(date, time, timezone) ?? Date.parse(`${date}T${time}Z`);
-  return `${zoneName(locale, timezone)}, UTC${formatInZone(ms, timezone).slice(-6)}`;
 }
 
 /**

@@ -76,11 +76,21 @@ export interface TrustServiceDeps {
   cache: DirectoryCache;
 }
 
-/** "Ana María López-Vidal" → "AL": the first letters of her first and last words. */
+/** Words that join a surname ("de la Fuente", "El Amrani", "van der Berg"): not an initial of their own. */
+const PARTICLES = new Set(['de', 'del', 'la', 'las', 'los', 'y', 'i', 'el', 'al', 'da', 'das', 'do', 'dos', 'di', 'du', 'le', 'van', 'von', 'der', 'den', 'ben', 'bin', 'ibn']);
+
+/**
+ * Her initials as a Spanish name is read: the first given name and the FIRST surname — "Lorena
+ * Serrano Aguilar" → "LS", not "LA" from the second surname (issue 25 item 15); "María José
+ * García López" → "MG"; "Nadia El Amrani" → "NA" (particles skipped); "Ana Costa" → "AC". With
+ * three words the middle one is taken as the first surname (two surnames is the Spanish rule).
+ */
 export function initials(name: string): string {
-  const words = name.trim().split(/\s+/u).filter((w) => /\p{L}/u.test(w));
+  // A nickname in quotes ("The Best") is not a name.
+  const words = name.replace(/["“”«»][^"“”«»]*["“”«»]/gu, ' ').trim().split(/\s+/u).filter((w) => /\p{L}/u.test(w) && !PARTICLES.has(w.toLocaleLowerCase()));
   const first = (w: string | undefined) => (w ? ([...w].find((c) => /\p{L}/u.test(c)) ?? '') : '');
-  const out = words.length > 1 ? first(words[0]) + first(words[words.length - 1]) : first(words[0]);
+  const surname = words.length >= 3 ? words[words.length - 2] : words[1];
+  const out = words.length > 1 ? first(words[0]) + first(surname) : first(words[0]);
   return out.toLocaleUpperCase() || '?';
 }
 

@@ -190,7 +190,8 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
     );
   }
   return (
-    <Layout ctx={ctx} title={t.confirm.title} narrow>
+    // The tab says what the heading says: it stayed "Confirm your consultation" after paying (issue 25 item 15).
+    <Layout ctx={ctx} title={state === 'confirmed' ? t.confirm.titleConfirmed : t.confirm.title} narrow>
       <h1>{state === 'confirmed' ? t.confirm.titleConfirmed : t.confirm.title}</h1>
       {holdNotice && (state === 'payable' || state === 'in_progress') ? <HoldNoticeBox ctx={ctx} notice={holdNotice} /> : null}
       {status}

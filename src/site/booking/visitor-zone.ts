@@ -110,6 +110,9 @@ function countryName(zone: string, locale: Locale): string | null {
   return d.of(region) ?? null;
 }
 
+/** The languages whose zone names say the place after a comma, not in brackets. */
+const COMMA_ASIDE: ReadonlySet<string> = new Set(['fr', 'ro', 'uk']);
+
 const shared = new Map<string, Set<string>>();
 /** The generic names two or more of the chooser's zones share in `locale` ("hora de Europa oriental": Bucharest, Kyiv, Cairo). */
 function sharedNames(locale: Locale): Set<string> {
@@ -148,11 +151,14 @@ export function zoneName(zone: string, locale: string): string {
     const place = country ?? (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
     const generic = intlZoneName(lang, zone);
     // A bare offset ("GMT-03:00") says little: the country or city says where.
-    if (!generic || /^GMT|^غرينتش[+-]/.test(generic)) name = generic ? `${place} (${generic})` : place;
-    else if (sharedNames(lang).has(generic)) name = `${generic} (${place})`;
+    // French, Romanian and Ukrainian sentences put a zone in brackets ("(heure d’Europe de l’Est)"),
+    // where a bracketed place nested: "(heure d’Europe de l’Est (Roumanie))" (issue 25 item 15).
+    const aside = (main: string, extra: string) => (COMMA_ASIDE.has(lang) ? `${main}, ${extra}` : `${main} (${extra})`);
+    if (!generic || /^GMT|^غرينتش[+-]/.test(generic)) name = generic ? aside(place, generic) : place;
+    else if (sharedNames(lang).has(generic)) name = aside(generic, place);
     // A name that does not say its country ("hora oriental", "hora estándar central") gets it;
     // one that does, in any grammatical case ("Ora standard a Columbiei"), is left alone.
-    else name = country && !generic.toLocaleLowerCase(lang).includes(country.toLocaleLowerCase(lang).slice(0, 5)) ? `${generic} (${country})` : generic;
+    else name = country && !generic.toLocaleLowerCase(lang).includes(country.toLocaleLowerCase(lang).slice(0, 5)) ? aside(generic, country) : generic;
     if (names.size < 2000) names.set(key, name);
   }
   return name;

@@ -72,9 +72,11 @@ function Ranges({ ctx, prefix, ranges, invalid }: { ctx: SiteContext; prefix: st
   );
 }
 
-function noticeLabel(ctx: SiteContext, minutes: number): string {
+export function noticeLabel(ctx: Pick<SiteContext, 't'>, minutes: number): string {
   const p = ctx.t.portal;
   if (minutes === 60) return p.oneHour;
+  // "1 días" read in the notice select (issue 25 item 15).
+  if (minutes === 1440) return p.oneDay;
   if (minutes % 1440 === 0) return p.days.replace('{n}', String(minutes / 1440));
   return p.hours.replace('{n}', String(minutes / 60));
 }
