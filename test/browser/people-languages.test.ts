@@ -56,7 +56,7 @@ function wordsOutOfTheirBox(page: Page): Promise<string[]> {
   });
 }
 
-describe('Ukrainian and Romanian on a phone, from search to Account, and on a desktop', { skip: unavailable, timeout: 240_000 }, () => {
+describe('Ukrainian and Romanian on a phone, from search to Account, and on a desktop', { skip: unavailable, timeout: 360_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-languages-'));
   let server: RunningServer;
   let browser: Browser;
