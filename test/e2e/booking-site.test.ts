@@ -146,7 +146,7 @@ for (const target of databaseTargets()) {
       await db?.drop();
     });
 
-    it('API intent → confirmation_url → code from the email → demo card → confirmed, in at most 5 page loads (the hold page's note step included)', async () => {
+    it('API intent → confirmation_url → code from the email → demo card → confirmed, in at most 5 page loads (the note step included)', async () => {
       const intent = await createIntent();
       const context = await phone();
       const page = await context.newPage();
