@@ -20,7 +20,7 @@ import { ar } from '../../src/i18n/ar.ts';
 import { LEGAL_CHROME } from '../../src/site/help/legal-texts.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -203,7 +203,7 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
       const row = await server.database.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
       await page.fill('#f-code', /\b(\d{6})\b/.exec(row.text ?? '')![1]!);
       await page.locator('form[action="/sign-in/code"] button[type="submit"]').click();
-      await page.waitForURL('**/pay');
+      await continueToPay(page);
 
       // Payment: the card fields left to right, grouped as on the card; the summary mirrored beside the form.
       for (const field of ['#f-number', '#f-expiry', '#f-cvc']) assert.equal(await page.locator(field).evaluate((el) => getComputedStyle(el).direction), 'ltr', `${field} is left to right`);

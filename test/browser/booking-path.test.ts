@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow, continueToPay } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -86,7 +86,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
     const row = await server.database.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
     await page.fill('#f-code', /\b(\d{6})\b/.exec(row.text ?? '')![1]!);
     await page.locator('form[action="/sign-in/code"] button[type="submit"]').click();
-    await page.waitForURL('**/pay');
+    await continueToPay(page);
   }
 
   it('detects the browser\'s zone, remembers it, and shows each free time in it too (Canary Islands, Spanish, phone)', async () => {

@@ -15,7 +15,7 @@ import { LOCALES } from '../../src/i18n/index.ts';
 import { LOCALE_INFO } from '../../src/i18n/locales.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -128,7 +128,7 @@ describe('French in a real browser: every people page on a phone, the switcher',
       assert.match(row.text, /^Votre code de connexion est/);
       await page.fill('#f-code', /\b(\d{6})\b/.exec(row.text)![1]!);
       await page.locator('form[action="/sign-in/code"] button[type="submit"]').click();
-      await page.waitForURL('**/pay');
+      await continueToPay(page);
       await check(page, problems, 'payment', 'fr-phone-pay');
       // The card checked in the page, its errors in French.
       await page.fill('#f-number', '4242 4242 4242 4241');

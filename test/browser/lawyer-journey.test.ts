@@ -29,7 +29,7 @@ import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { attemptsOf, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from '../payments/support.ts';
 import { testConfig } from '../support/app.ts';
 import { madridDate } from '../support/booking.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
 import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
 import { browserDatabaseTarget, type DatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -151,7 +151,7 @@ async function holdAndSignIn(w: World, page: Page, lawyerId: string, date: strin
   await page.waitForURL('**/confirm/*');
   const token = new URL(page.url()).pathname.split('/').pop()!;
   await signInByCode(w, page, email);
-  await page.waitForURL(`**/confirm/${token}/pay`);
+  await continueToPay(page);
   return token;
 }
 

@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { messages, type Locale } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -56,7 +56,7 @@ function wordsOutOfTheirBox(page: Page): Promise<string[]> {
   });
 }
 
-describe('Ukrainian and Romanian on a phone, from search to Account, and on a desktop', { skip: unavailable, timeout: 240_000 }, () => {
+describe('Ukrainian and Romanian on a phone, from search to Account, and on a desktop', { skip: unavailable, timeout: 360_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-languages-'));
   let server: RunningServer;
   let browser: Browser;
@@ -153,7 +153,7 @@ describe('Ukrainian and Romanian on a phone, from search to Account, and on a de
       const row = await server.database.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
       await page.fill('#f-code', /\b(\d{6})\b/.exec(row.text ?? '')![1]!);
       await page.locator('form[action="/sign-in/code"] button[type="submit"]').click();
-      await page.waitForURL('**/pay');
+      await continueToPay(page);
       await check('payment');
 
       await page.fill('#f-number', '4242 4242 4242 4242');

@@ -5,7 +5,8 @@
  * and the visitor's zone copied to the consultation, the confirmed page's "what happens next"
  * (the number, the video link from 15 minutes before), the receipt and the lawyer's notice, My
  * consultations, MCP's fields (the note fenced), account deletion erasing the note and number,
- * and the attack: another person cannot set the choices of a hold that is not theirs.
+ * and the attack: another person cannot set the choices of a hold that is not theirs. With one
+ * format offered, signing in comes back to the choices (a note; a number for a phone call), not to payment.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +16,7 @@ import { createTestContext, type TestContext } from '../support/app.ts';
 import { initiate, slotBody, tokenOf } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { signedIn } from '../support/dashboard.ts';
+import { SiteClient } from '../support/site.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const SITE = 'https://consulta.example';
@@ -25,14 +27,16 @@ for (const target of databaseTargets()) {
     let ctx: TestContext;
     let multi: string;
     let phoneOnly: string;
+    let videoOnly: string;
     let n = 0;
 
     before(async () => {
       ctx = await createTestContext(target, { config: { siteUrl: SITE, baseUrl: `${SITE}/api/v1`, trustProxy: ['127.0.0.1'] } });
-      [multi, phoneOnly] = (await insertLawyers(ctx.database, [
+      [multi, phoneOnly, videoOnly] = (await insertLawyers(ctx.database, [
         lawyerRecord({ name: 'Nadia El Amrani', contact_email: 'nadia@despacho.example', formats: { video_url: VIDEO, phone: true, office_address: 'Calle de Alcalá 20, Madrid' } } as never),
         lawyerRecord({ name: 'Lucía Fernández' }),
-      ])) as [string, string];
+        lawyerRecord({ name: 'Irina Kovalenko', formats: { video_url: VIDEO, phone: false, office_address: null } } as never),
+      ])) as [string, string, string];
     });
     after(async () => ctx?.close());
 
@@ -42,6 +46,34 @@ for (const target of databaseTargets()) {
       return tokenOf(res.json().confirmation_url);
     }
     const intentOf = (token: string) => ctx.database.db.selectFrom('booking_intents').selectAll().where('confirmation_token', '=', token).executeTakeFirstOrThrow();
+
+    it('one format offered: signing in on the hold page comes back to the choices — a note, and a phone number only for a phone call — before payment', async () => {
+      for (const [lawyer, phone] of [[videoOnly, false], [phoneOnly, true]] as const) {
+        const token = await hold(lawyer, phone ? '09' : '10');
+        const email = `one-format-${phone ? 'phone' : 'video'}-${target.name}@example.com`;
+        const c = new SiteClient(ctx.app.fastify, SITE, { 'accept-language': 'en', 'x-forwarded-for': `198.51.100.${phone ? 1 : 2}` });
+        const signedOut = await c.get(`/confirm/${token}`);
+        // The hold page's own sign-in form, as a browser sends it.
+        const returnTo = /<form method="post" action="\/sign-in"[^>]*>(?:(?!<\/form>)[\s\S])*?name="return_to" value="([^"]*)"/.exec(signedOut.body)?.[1];
+        assert.equal(returnTo, `/confirm/${token}`, 'the sign-in comes back to the hold page');
+        assert.equal((await c.post('/sign-in', { email, return_to: returnTo })).statusCode, 303);
+        await c.get('/sign-in/code');
+        const mail = await ctx.database.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).executeTakeFirstOrThrow();
+        const signed = await c.post('/sign-in/code', { code: /\b(\d{6})\b/.exec(mail.text ?? '')![1]! });
+        assert.equal(signed.statusCode, 303);
+        assert.equal(signed.headers.location, `/confirm/${token}`, 'not straight to payment');
+        const page = await c.get(signed.headers.location as string);
+        assert.match(page.body, /<label for="f-note">A note for the lawyer/);
+        assert.equal(/<label for="f-phone">Your phone number<\/label>/.test(page.body), phone, phone ? 'a phone call asks for the number' : 'no number for a video call');
+        assert.doesNotMatch(page.body, /type="radio" name="format"/, 'one format: nothing to choose');
+        const saved = await c.post(`/confirm/${token}/choices`, { note: 'Necesito renovar mi NIE', ...(phone ? { phone: '612 345 678' } : {}) });
+        assert.equal(saved.statusCode, 303);
+        assert.equal(saved.headers.location, `/confirm/${token}/pay`);
+        const stored = await intentOf(token);
+        assert.deepEqual([stored.format, stored.note, stored.phone_e164], [phone ? 'phone' : 'video', 'Necesito renovar mi NIE', phone ? '+34612345678' : null]);
+        assert.match((await c.get(`/confirm/${token}/pay`)).body, /Necesito renovar mi NIE/);
+      }
+    });
 
     it('asks how to meet, checks the number, escapes the note, and keeps what was typed on a 400 page', async () => {
       const token = await hold(multi, '10');

@@ -64,3 +64,16 @@ export async function pageProblems(page: Page, label: string): Promise<string[]>
   if (overflow > 1) problems.push(`${label}: ${overflow}px wider than the viewport`);
   return problems;
 }
+
+/**
+ * After signing in from a hold page: back on it, its choices (issue 25 item 14) — the first format
+ * when several are offered and none is chosen, a number when one is asked for — then on to payment.
+ */
+export async function continueToPay(page: Page, phone = '612 345 678'): Promise<void> {
+  await page.waitForSelector('form[action$="/choices"]');
+  const formats = page.locator('form[action$="/choices"] input[name="format"]');
+  if ((await formats.count()) > 0 && (await page.locator('form[action$="/choices"] input[name="format"]:checked').count()) === 0) await formats.first().check();
+  if ((await page.locator('#f-phone').count()) > 0 && (await page.inputValue('#f-phone')) === '') await page.fill('#f-phone', phone);
+  await page.locator('form[action$="/choices"] button[type="submit"]').click();
+  await page.waitForURL('**/pay');
+}

@@ -213,7 +213,9 @@ export function ConfirmPage({ ctx, hold, state, consultationId, flash, emailErro
             <h2 id="signin-heading">{t.confirm.signInHeading}</h2>
             <p>{t.confirm.signInWhy}</p>
             <PostForm ctx={ctx} action="/sign-in" once>
-              <input type="hidden" name="return_to" value={payPath} />
+              {/* Back to this page, not to payment: signed in, it shows the choices (note, phone) first —
+                  with one format offered there was nothing to choose, and the note step was skipped (issue 25 item 14). */}
+              <input type="hidden" name="return_to" value={`/confirm/${hold.token}`} />
               <Field name="email" type="email" label={t.signIn.email} autocomplete="email" inputmode="email" required maxLength={254} value={email} error={emailError} hint={t.signIn.emailHint} />
               <button class="wide" type="submit">
                 {t.signIn.sendCode}
