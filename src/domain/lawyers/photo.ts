@@ -5,7 +5,7 @@
  * header before anything is decoded, and an image over PHOTO_MAX_PIXELS is refused: a 2 MB PNG
  * can declare 60,000 × 60,000 pixels, 14 GB once decoded — by us, or by every visitor's browser
  * on her public profile when we served the bytes as given. sharp's work runs on libuv's thread
- * pool, never on the serving thread (docs/security.md#untrusted-input-that-costs-cpu).
+ * pool, never on the serving thread (docs/security.md#untrusted-input-that-costs-cpu-issue-25).
  */
 import sharp from 'sharp';
 
