@@ -1722,6 +1722,7 @@ export const en = {
       office_address: 'The address may have at most 200 characters, on one line, without control or invisible characters.',
       formats: 'Offer at least one format: a video meeting link, phone, or an office address.',
       photo: 'Choose a JPEG, PNG or WebP photo of at most 2 MB.',
+      photoPixels: 'This photo has too many pixels (at most 40 megapixels). Upload a smaller copy of it.',
       week: 'Check the hours of {day}: both ends on the quarter hour, the end after the start, each range at least one consultation long, in order and not overlapping.',
       notice_minutes: 'Choose a minimum notice from the list.',
       buffer_minutes: 'Choose the free time between consultations from the list.',

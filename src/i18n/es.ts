@@ -1691,6 +1691,7 @@ export const es: Messages = {
       office_address: 'La dirección puede tener como máximo 200 caracteres, en una línea, sin caracteres de control ni invisibles.',
       formats: 'Ofrezca al menos una forma: un enlace de videollamada, teléfono o la dirección del despacho.',
       photo: 'Elija una foto JPEG, PNG o WebP de 2 MB como máximo.',
+      photoPixels: 'Esta foto tiene demasiados píxeles (40 megapíxeles como máximo). Suba una copia más pequeña.',
       week: 'Revise el horario ({day}): ambos extremos en cuartos de hora, el final después del inicio, cada tramo de al menos una consulta, en orden y sin solaparse.',
       notice_minutes: 'Elija una antelación mínima de la lista.',
       buffer_minutes: 'Elija el tiempo libre entre consultas de la lista.',

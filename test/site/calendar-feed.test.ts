@@ -93,6 +93,24 @@ for (const target of databaseTargets()) {
       assert.match(pageText(es.body), /Dirección secreta en formato iCal/);
     });
 
+    it('issue 25: an applicant not yet verified is told her calendar can be added once verified, gets no form, and a form posted anyway saves and fetches nothing (both languages)', async () => {
+      const [applicant] = (await insertLawyers(ctx.database, [lawyerRecord({ name: 'Carla Solicitante' })], new Date(NOW))) as [string];
+      await ctx.database.db.updateTable('lawyers').set({ status: 'applied', verified: 0, listed: 0 }).where('id', '=', applicant).execute();
+      const { client } = await linkUser(applicant, 'carla@example.com');
+      const page = await client.get(`${PATH}?lang=en`);
+      assert.equal(page.statusCode, 200);
+      assert.match(pageText(page.body), /You can add your own calendar once we have verified you as a lawyer/);
+      assert.ok(!page.body.includes('id="f-url"'), 'no address field');
+      const before = hits;
+      const posted = await client.post(PATH, { url: feedUrl });
+      assert.equal(posted.statusCode, 303);
+      assert.equal(posted.headers.location, `${PATH}?done=notVerified`);
+      assert.equal(hits, before, 'nothing fetched');
+      assert.equal(await feedOf(applicant), undefined, 'nothing saved');
+      assert.match(pageText((await client.get(String(posted.headers.location))).body), /Your calendar can be added once we have verified you as a lawyer/);
+      assert.match(pageText((await client.get(`${PATH}?lang=es`)).body), /Podrá añadir su propio calendario cuando hayamos verificado su colegiación/);
+    });
+
     it('adds her address (post/redirect/get), reads it at once, and shows the status without the secret', async () => {
       const { client } = await linkUser(ana, 'ana@example.com');
       await client.get(`${PATH}?lang=en`);

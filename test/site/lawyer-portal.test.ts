@@ -8,8 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import zlib from 'node:zlib';
+import sharp from 'sharp';
 import { ManualClock } from '../../src/clock.ts';
 import type { LawyerTable } from '../../src/db/schema.ts';
+import { PHOTO_SIDE } from '../../src/domain/lawyers/photo.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import { TEST_NOW, testConfig } from '../support/app.ts';
@@ -20,6 +23,23 @@ import { HttpBrowser } from '../support/http-browser.ts';
 import { pageText } from '../support/site.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+/** A PNG chunk: length, type, data, CRC. */
+const chunk = (type: string, data: Buffer) => {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])));
+  return Buffer.concat([length, Buffer.from(type, 'latin1'), data, crc]);
+};
+/** Issue 25's photo: a valid PNG header declaring 60,000 × 60,000 pixels, in a few hundred bytes. */
+function pngDeclaring(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(64 * 1024))), chunk('IEND', Buffer.alloc(0))]);
+}
 
 type Form = Record<string, string | string[]>;
 
@@ -234,7 +254,31 @@ for (const target of databaseTargets()) {
       assert.deepEqual(mine, { name: 'Hacked via query', consultation_minutes: 30 });
     });
 
-    it('photo: a PNG is stored and served cacheable with its type and nosniff; SVG, text and > 2 MB are refused', async () => {
+    it('issue 25: a PNG declaring 60,000 × 60,000 pixels is refused before it is decoded, in words she can read; a photo with EXIF is served without it', async () => {
+      const me = await lawyer('en');
+      const bomb = pngDeclaring(60_000, 60_000);
+      assert.ok(bomb.length < 2 * 1024 * 1024);
+      const refused = await upload(me.browser, bomb, 'me.png', 'image/png');
+      assert.equal(refused.status, 422);
+      assert.match(pageText(await refused.text()), /This photo has too many pixels \(at most 40 megapixels\)/);
+      assert.equal(await server.app.services.lawyerPortal.photoUrl(me.lawyer.id), null, 'nothing stored');
+
+      // A camera photo: 1600 × 1200, with its GPS-bearing EXIF block and a comment.
+      const camera = await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#3366aa' } })
+        .jpeg()
+        .withExif({ IFD0: { Copyright: 'Home: Calle Falsa 123', ImageDescription: 'secret-location' } })
+        .toBuffer();
+      assert.ok(camera.includes('secret-location'));
+      const saved = await upload(me.browser, camera, 'me.jpg', 'image/jpeg');
+      assert.equal(saved.status, 303);
+      const src = /<img class="portal-photo" src="([^"]+)"/.exec(await (await me.browser.get('/lawyer')).text())?.[1];
+      const bytes = Buffer.from(await (await fetch(`${site}${src}`)).arrayBuffer());
+      assert.ok(!bytes.includes('secret-location') && !bytes.includes('Calle Falsa'), 'no metadata served');
+      const meta = await sharp(bytes).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height, meta.exif], ['jpeg', PHOTO_SIDE, PHOTO_SIDE, undefined]);
+    });
+
+    it('photo: a PNG is stored re-encoded (a fixed square JPEG) and served cacheable with its type and nosniff; SVG, text and > 2 MB are refused', async () => {
       const me = await lawyer('en');
       const res = await upload(me.browser, PNG, 'me.png', 'image/png');
       assert.equal(res.status, 303);
@@ -244,10 +288,11 @@ for (const target of databaseTargets()) {
       assert.ok(src, 'the overview shows her photo');
       const photo = await fetch(`${site}${src}`);
       assert.equal(photo.status, 200);
-      assert.equal(photo.headers.get('content-type'), 'image/png');
+      assert.equal(photo.headers.get('content-type'), 'image/jpeg');
       assert.equal(photo.headers.get('x-content-type-options'), 'nosniff');
       assert.match(photo.headers.get('cache-control') ?? '', /public, max-age=31536000, immutable/);
-      assert.ok(Buffer.from(await photo.arrayBuffer()).equals(PNG));
+      const served = await sharp(Buffer.from(await photo.arrayBuffer())).metadata();
+      assert.deepEqual([served.format, served.width, served.height], ['jpeg', PHOTO_SIDE, PHOTO_SIDE]);
       assert.equal((await fetch(`${site}/lawyer-photos/${me.lawyer.id}/${'0'.repeat(32)}`, { headers: { accept: 'text/html' } })).status, 404);
 
       const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');

@@ -13,7 +13,7 @@
  * /join has a lawyer record, and reading a feed spends the server's CPU on someone else's text.
  * That text is expanded in a worker thread (calendar-thread.ts), within a work budget and a cap on
  * events (ics-busy.ts) and a wall-clock limit; past them the feed is refused with a reason she
- * can read (docs/security.md#untrusted-input-that-costs-cpu).
+ * can read (docs/security.md#untrusted-input-that-costs-cpu-issue-25).
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';

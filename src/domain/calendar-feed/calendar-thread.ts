@@ -1,5 +1,5 @@
 /**
- * Reads calendar feeds off the serving thread (issue 25; docs/security.md#untrusted-input-that-costs-cpu).
+ * Reads calendar feeds off the serving thread (issue 25; docs/security.md#untrusted-input-that-costs-cpu-issue-25).
  * A feed is someone else's text: expanding it costs CPU that the text decides. On the serving
  * thread a 4 KB feed of 40 events repeating every second held every request — site, API, MCP,
  * OAuth, /healthz — for 35 seconds. Here the serving thread hands the bytes to one worker

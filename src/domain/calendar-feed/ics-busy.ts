@@ -14,7 +14,7 @@
  * - Nothing but the instants is kept: no titles, descriptions, places or attendees.
  * - Overlapping and touching intervals are merged; at most `cap` are returned (the earliest).
  *
- * Bounded (issue 25, docs/security.md#untrusted-input-that-costs-cpu): one work budget per feed
+ * Bounded (issue 25, docs/security.md#untrusted-input-that-costs-cpu-issue-25): one work budget per feed
  * counts every VEVENT and every occurrence walked, kept or not, and the number of VEVENTs is
  * capped before anything is parsed. A feed past either is refused with a reason she can read.
  * What the budget cannot count (ical.js's own steps inside one `next()`, a rule no date

@@ -37,6 +37,7 @@ import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { areaBySlug, BIO_MAX, checkFee, checkFormOfAddress, checkLanguages, checkOffer, checkPracticeAreas, NAME_MAX, shortText, str } from './profile-checks.ts';
 import { CONSULTATION_LENGTHS } from './calendar-rules.ts';
 import { isListed, isVerified, offeredFormats, refreshListing, type ConsultationFormat, type ListingFacts } from './listing.ts';
+import { PhotoRefusedError, reencodePhoto } from './photo.ts';
 
 /** The languages she writes a bio in on the portal; `lawyers.bio` is the first she filled. */
 export const BIO_LANGUAGES = ['es', 'en'] as const;
@@ -307,17 +308,25 @@ export class PortalService {
 
   /**
    * Saves her photo: JPEG, PNG or WebP by its first bytes (never by its name or declared type),
-   * at most 2 MB. Anything else: `invalid_request` on `/photo`.
+   * at most 2 MB and PHOTO_MAX_PIXELS, stored re-encoded as a fixed square JPEG without metadata
+   * (photo.ts). Anything else: `invalid_request` on `/photo` (`/photo/pixels` for too many pixels).
    */
   async savePhoto(lawyer: LawyerTable, bytes: Uint8Array | null): Promise<string> {
     if (!bytes || bytes.length === 0) throw invalidRequest('no photo', [{ pointer: '/photo', detail: 'choose a photo to upload' }]);
     if (bytes.length > PHOTO_MAX_BYTES) throw invalidRequest('photo too large', [{ pointer: '/photo', detail: 'a photo may be at most 2 MB' }]);
     const type = sniffImage(bytes);
     if (!type) throw invalidRequest('not a photo', [{ pointer: '/photo', detail: 'a photo must be a JPEG, PNG or WebP image' }]);
+    let photo;
+    try {
+      photo = await reencodePhoto(bytes);
+    } catch (err) {
+      if (!(err instanceof PhotoRefusedError)) throw err;
+      throw invalidRequest('not a photo we can use', [{ pointer: err.problem === 'too_many_pixels' ? '/photo/pixels' : '/photo', detail: err.message }]);
+    }
     const nowIso = this.deps.clock.now().toISOString();
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const sha256 = createHash('sha256').update(photo.bytes).digest('hex');
     await this.db.transaction().execute(async (tx) => {
-      await upsertPhoto(tx, { lawyer_id: lawyer.id, content_type: type, sha256, byte_size: bytes.length, data_base64: Buffer.from(bytes).toString('base64'), updated_at: nowIso });
+      await upsertPhoto(tx, { lawyer_id: lawyer.id, content_type: photo.contentType, sha256, byte_size: photo.bytes.length, data_base64: photo.bytes.toString('base64'), updated_at: nowIso });
       await afterLawyerWrite(tx, lawyer.id, nowIso, true);
     });
     this.changed(lawyer.id, true);

@@ -154,8 +154,8 @@ export function lawyerPortalArea({ portal, calendar }: { portal: PortalService; 
         try {
           await portal.savePhoto(lawyer, part.bytes);
         } catch (err) {
-          formErrors(err, {});
-          return profilePage(request, reply, lawyer, { photoError: message, status: 422 });
+          const errors = formErrors(err, {}, (field, pointer, m) => [pointer === '/photo/pixels' ? 'pixels' : field, m]);
+          return profilePage(request, reply, lawyer, { photoError: errors.pixels ? request.site.t.portal.invalid.photoPixels! : message, status: 422 });
         }
         return reply.code(303).redirect('/lawyer/profile?saved=photo');
       });
