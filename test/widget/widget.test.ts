@@ -260,6 +260,19 @@ for (const target of databaseTargets()) {
       assert.equal(bad.headers.location, '/developer/widget?error=origins');
     });
 
+    it('a search preset with "video from anywhere in Spain" lists video lawyers from other cities; without it, the city only', async () => {
+      await insertLawyers(ctx.database, [
+        lawyerRecord({ name: 'Salma Video Sevilla', city: 'sevilla', languages: ['es', 'ar'], formats: { video_url: 'https://meet.example.com/salma' }, weekly_hours: EVERY_DAY_9_TO_14 } as never),
+      ]);
+      ctx.app.services.directoryCache.invalidate();
+      const cityOnly = await inject({ method: 'GET', url: `/embed/search?k=${pk}&city=madrid&lang=es` });
+      assert.equal(cityOnly.statusCode, 200, cityOnly.body);
+      assert.doesNotMatch(cityOnly.body, /Salma Video Sevilla/);
+      const remote = await inject({ method: 'GET', url: `/embed/search?k=${pk}&city=madrid&remote=1&lang=es` });
+      assert.equal(remote.statusCode, 200, remote.body);
+      assert.match(remote.body, /Salma Video Sevilla/);
+    });
+
     it('embed.js is served at a fixed address for any site', async () => {
       const res = await inject({ method: 'GET', url: '/embed.js' });
       assert.equal(res.statusCode, 200);

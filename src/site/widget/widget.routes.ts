@@ -321,8 +321,8 @@ export function widgetArea(deps: WidgetAreaDeps) {
         if (p.city) query.city = p.city;
         if (p.area) query.practice_area = p.area;
         if (p.language) query.language = p.language;
-        // "Video from anywhere in Spain": when search gains include_remote (DESIGN §13), it is this one line.
-        // if (p.remote) query.include_remote = true;
+        // "Video from anywhere in Spain" (DESIGN §13): a city preset also lists video and phone lawyers from elsewhere.
+        if (p.remote) query.include_remote = true;
         lawyers = (await directory.search(query)).lawyers;
       }
       const view = h(ListView, { ctx: frameContext(request, p, key), lawyers, link: (id: string) => `/embed/lawyers/${id}?${carry(p)}`, remote: p.remote });
