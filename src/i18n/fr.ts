@@ -809,7 +809,7 @@ export const fr = {
   policy: {
     title: 'Conditions d’annulation',
     summary: 'Annulation gratuite jusqu’à 24 heures avant le début, avec remboursement intégral. Ensuite, aucun remboursement, sauf si l’avocate ou l’avocat décide de rembourser.',
-    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début, deux fois au plus ; le paiement est conservé.',
+    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début, deux fois au plus\u202f; le paiement est conservé.',
     freeUntil: (when: string) => `Annulation gratuite jusqu’au ${when}.`,
     late: 'Elle commence dans moins de 24 heures : si vous annulez maintenant, le montant ne vous sera pas remboursé.',
   },

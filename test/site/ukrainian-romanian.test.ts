@@ -76,7 +76,7 @@ describe('Ukrainian and Romanian', () => {
     assert.equal(zoneName('uk', 'America/Lima'), 'стандартний час у Перу');
     assert.equal(zoneName('uk', 'America/Caracas'), 'час у Венесуелі');
     assert.equal(zoneName('uk', 'Africa/Casablanca'), 'час: Марокко');
-    assert.equal(visitorZoneName('Europe/Kyiv', 'uk'), 'східноєвропейський час (Україна)', 'the booking pages name it the same way, with the country in Ukrainian (not "(Kyiv)")');
+    assert.equal(visitorZoneName('Europe/Kyiv', 'uk'), 'східноєвропейський час, Україна', 'the booking pages name it the same way, with the country in Ukrainian (not "(Kyiv)"), after a comma: it is often read inside brackets (issue 25 item 15)');
     assert.equal(uk.bookingPath.yourZone(zoneName('uk', 'Europe/Warsaw')), 'ваш час: центральноєвропейський час');
     assert.equal(zoneName('ro', 'Europe/Chisinau'), 'Ora Europei de Est');
     assert.equal(zoneName('ro', 'Europe/Bucharest'), 'Ora Europei de Est');
