@@ -2,13 +2,16 @@
  * README.md is a newcomer's first page and nothing else checks it: these are its claims a machine
  * can check cheaply. Every relative link resolves to a file (and its `#anchor` to a heading or an
  * id there), every `consulta <command> <subcommand>` and `--flag` it names is in the CLI's help,
- * and its configuration table and the settings src/config.ts reads are the same set.
+ * its configuration table and the settings src/config.ts reads are the same set, and the counts
+ * it states (MCP tools, demo lawyers) are the product's.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { HELP } from '../../src/cli/main.ts';
+import { loadConfig } from '../../src/config.ts';
+import { toolDefinitions, type ToolDeps } from '../../src/mcp/tools.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -127,5 +130,15 @@ describe('README.md', () => {
     assert.ok(read.size >= 50, `found ${read.size} settings in src/config.ts; the parser missed them`);
     assert.deepEqual([...read].filter((v) => !documented.has(v)).sort(), [], 'read by src/config.ts, missing from the README');
     assert.deepEqual([...documented].filter((v) => !read.has(v)).sort(), [], 'in the README, not read by src/config.ts');
+  });
+
+  it('states the number of MCP tools and of demo lawyers the product has', () => {
+    // Building the definitions calls no service: their handlers close over the deps.
+    const tools = toolDefinitions({ config: { siteUrl: 'http://localhost', mcpUrl: 'http://localhost/mcp' } } as unknown as ToolDeps);
+    assert.ok(new RegExp(`\\b${tools.length} tools\\b`).test(README), `the MCP server has ${tools.length} tools`);
+    assert.equal(README.match(/\b\d+ tools\b/g)?.length, 1, 'one place states the count');
+    const demo = loadConfig({}).demoLawyers;
+    assert.ok(new RegExp(`npm start .*\\b${demo} demo lawyers`).test(README), `npm start seeds ${demo}`);
+    assert.ok(new RegExp(`\\| \`DEMO_LAWYERS\` \\| \`${demo}\` \\|`).test(README), `DEMO_LAWYERS defaults to ${demo}`);
   });
 });
