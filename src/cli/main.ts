@@ -15,7 +15,7 @@ import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}
 
-const HELP = `consulta — find a verified immigration lawyer in Spain (API, MCP server, site)
+export const HELP = `consulta — find a verified immigration lawyer in Spain (API, MCP server, site)
 
 Usage: consulta <command> [options]   (every command accepts --json)
 
