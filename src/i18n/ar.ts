@@ -757,6 +757,7 @@ export const ar: PeopleMessages = {
       developerDashboard: 'لوحة تحكم المطوّرين',
       developerIntro: 'واجهة REST البرمجية وخادم MCP لمن يدمجون الخدمة ولمساعدي الذكاء الاصطناعي.',
       backToPeople: 'البحث عن محامٍ',
+      forLawyers: 'للمحامين والمحاميات: الانضمام إلى المنصة',
     },
     legalNav: {
       label: 'الصفحات القانونية',

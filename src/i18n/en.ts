@@ -1840,6 +1840,7 @@ export const en = {
       developerDashboard: 'Developer dashboard',
       developerIntro: 'The REST API and MCP server for integrators and AI assistants.',
       backToPeople: 'Find a lawyer',
+      forLawyers: 'Are you a lawyer? Join Consulta',
     },
     legalNav: {
       label: 'Legal pages',

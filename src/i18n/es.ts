@@ -1809,6 +1809,7 @@ export const es: Messages = {
       developerDashboard: 'Panel para desarrolladores',
       developerIntro: 'La API REST y el servidor MCP para integradores y asistentes de IA.',
       backToPeople: 'Buscar abogado/a',
+      forLawyers: '¿Ejerces la abogacía? Únete a Consulta',
     },
     legalNav: {
       label: 'Páginas legales',

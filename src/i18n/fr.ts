@@ -691,6 +691,7 @@ export const fr = {
       developerDashboard: 'Tableau de bord de l’API',
       developerIntro: 'L’API REST et le serveur MCP pour les intégrations et les assistants d’IA.',
       backToPeople: 'Trouver une avocate ou un avocat',
+      forLawyers: 'Vous êtes avocate ou avocat\u202f? Rejoignez Consulta',
     },
     legalNav: {
       label: 'Pages légales',

@@ -712,6 +712,7 @@ export const ro: PeopleMessages = {
       developerDashboard: 'Panou pentru dezvoltatori',
       developerIntro: 'API-ul REST și serverul MCP, pentru integratori și asistenți AI.',
       backToPeople: 'Căutați avocați',
+      forLawyers: 'Sunteți avocat sau avocată? Alăturați-vă',
     },
     legalNav: {
       label: 'Pagini legale',

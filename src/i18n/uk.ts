@@ -725,6 +725,7 @@ export const uk: PeopleMessages = {
       developerDashboard: 'Панель розробника',
       developerIntro: 'REST API та MCP-сервер для інтеграторів і асистентів ШІ.',
       backToPeople: 'Знайти адвоката',
+      forLawyers: 'Для адвокатів і адвокаток: приєднуйтеся',
     },
     legalNav: {
       label: 'Правові сторінки',

@@ -41,7 +41,7 @@ for (const target of databaseTargets()) {
       assert.match(header, /Entrar/);
       assert.doesNotMatch(header, /Desarrolladores|Panel/, 'a signed-out person sees no developer entry in the header');
       const footer = /<footer[\s\S]*<\/footer>/.exec(page.body)![0];
-      for (const href of ['/help', '/contact', '/legal/aviso-legal', '/legal/privacy', '/legal/terms', '/legal/cookies', '/developer']) assert.match(footer, new RegExp(`href="${href}"`), href);
+      for (const href of ['/help', '/contact', '/legal/aviso-legal', '/legal/privacy', '/legal/terms', '/legal/cookies', '/developer', '/join']) assert.match(footer, new RegExp(`href="${href}"`), href);
       assert.match(page.body, /<img src="\/assets\/logo\.[0-9a-f]+\.svg" alt(="")? /, 'the logo mark, decorative beside the name');
 
       // A person who only books (signed in to confirm a time) is not offered the developer area in the header.

@@ -51,6 +51,8 @@ export function Layout({ ctx, title, section, narrow, noAlternates, children }: 
     { href: '/contact', text: f.footer.contact, current: current('contact') },
     { href: '/help/verification', text: t.lawyer.trust.howWeVerify },
     { href: '/help/reviews', text: t.reviewReports.howVerified },
+    // Where a lawyer applies: nothing else on a person's page led to /join.
+    { href: '/join', text: f.footer.forLawyers },
   ];
   const legalLinks: FooterLink[] = [
     { href: '/legal/aviso-legal', text: f.legalNav.notice },
