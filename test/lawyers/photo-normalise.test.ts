@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { PHOTO_SIDE, reencodePhoto } from '../../src/domain/lawyers/photo.ts';
 import { startJobs } from '../../src/jobs/jobs.ts';
@@ -16,26 +15,10 @@ import { createTestContext, type TestContext } from '../support/app.ts';
 import { jsonLine, runConsulta } from '../support/cli.ts';
 import { databaseTargets } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
+import { pngDeclaring } from '../support/images.ts';
 
 const CONFIG_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'SITE_URL', 'BASE_URL', 'MCP_URL', 'LOG_LEVEL', 'SMTP_URL', 'MAIL_FROM', 'NODE_ENV', 'DIRECTORY_REFRESH_MS'];
 const BASE_ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_VARS.includes(k)));
-
-/** A PNG chunk: length, type, data, CRC. */
-const chunk = (type: string, data: Buffer) => {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])));
-  return Buffer.concat([length, Buffer.from(type, 'latin1'), data, crc]);
-};
-/** Issue 25's photo: a valid PNG header declaring 60,000 × 60,000 pixels, in a few hundred bytes. */
-function pngDeclaring(width: number, height: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(64 * 1024))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 const STORED_AT = '2026-01-10T10:00:00.000Z';
 const row = (lawyerId: string, contentType: string, bytes: Buffer) => ({
