@@ -3,7 +3,8 @@
  * the request-log flush writes only this process's entries, the retention purges are
  * idempotent bounded deletes, the webhook dispatcher sends only what it claimed under a lease, and
  * a calendar feed is read by the one process whose conditional update claimed it, and each
- * consultation reminder is claimed by its row in consultation_reminders.
+ * consultation reminder is claimed by its row in consultation_reminders, and a stored photo is
+ * re-encoded or removed only while it still has the hash that was read.
  */
 import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
