@@ -55,6 +55,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         jobs.stop();
         await admin?.close();
         await app.fastify.close();
+        // A photo being re-encoded is written before the database closes (the pass stops after it).
+        await jobs.photos;
         await database.close();
       })();
       return stopping;

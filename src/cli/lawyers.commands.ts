@@ -25,6 +25,7 @@ export const LAWYERS_USAGE = [
   '       consulta lawyers refuse LAWYER_ID --reason TEXT',
   '       consulta lawyers suspend LAWYER_ID --reason TEXT',
   '       consulta lawyers reinstate|unverify|list|unlist LAWYER_ID',
+  '       consulta lawyers photos --normalise',
 ].join('\n');
 
 function needOne(rest: string[]): string {
@@ -167,6 +168,23 @@ export function runLawyersCommand(ctx: AccessCommandContext): Promise<number> {
           const change = sub === 'unverify' ? { verified: false } : { listed: sub === 'list' };
           const { lawyer, changed } = await operator.setLawyerStatus(CLI, needOne(rest), change);
           print(ctx.json, { ...lawyerJson(lawyer), changed }, `${changed ? 'Changed' : 'Unchanged (it already was so)'}:\n${lawyerText(lawyer)}`);
+          return 0;
+        }
+        case 'photos': {
+          if (rest.length > 0 || ctx.flags.normalise !== true) throw new AccessUsageError(LAWYERS_USAGE);
+          // Loaded here: sharp is needed by this command alone.
+          const { PortalService } = await import('../domain/lawyers/portal.service.ts');
+          const lines: string[] = [];
+          const report = await new PortalService({ database, clock: systemClock }).normaliseStoredPhotos({
+            onOutcome: (o) => {
+              if (o.action === 'reencoded') lines.push(`re-encoded ${o.lawyerId}  ${o.from}, ${o.bytesBefore} bytes -> 512 x 512 JPEG, ${o.bytesAfter} bytes`);
+              else if (o.action === 'removed') lines.push(`removed    ${o.lawyerId}  ${o.reason} (her profile shows her initials until she uploads another)`);
+              else lines.push(`skipped    ${o.lawyerId}  changed meanwhile (a new upload, or another process)`);
+            },
+          });
+          lines.push(`${report.checked} photos checked: ${report.reencoded} re-encoded, ${report.removed} removed, ${report.unchanged} already normalised${report.skipped ? `, ${report.skipped} changed meanwhile` : ''}`);
+          const { outcomes, ...counts } = report;
+          print(ctx.json, { ...counts, outcomes: outcomes.map((o) => ({ lawyer_id: o.lawyerId, action: o.action, ...(o.action === 'removed' ? { reason: o.reason } : {}), ...(o.action === 'reencoded' ? { from: o.from, bytes_before: o.bytesBefore, bytes_after: o.bytesAfter } : {}) })) }, lines.join('\n'));
           return 0;
         }
         default:

@@ -77,6 +77,9 @@ Usage: consulta <command> [options]   (every command accepts --json)
   lawyers unverify|list|unlist LAWYER_ID
                               the console's switches; all audited, and a running
                               server sees them within DIRECTORY_REFRESH_MS
+  lawyers photos --normalise  re-encode stored photos to a 512 px JPEG without
+                              metadata; remove unreadable or over 40 megapixels
+                              (a server does this at start too)
   reviews reports | reviews show REVIEW_ID
   reviews hide REVIEW_ID --reason R --note TEXT | reviews restore REVIEW_ID --note TEXT
   reviews keep REVIEW_ID [--note TEXT]
@@ -192,6 +195,7 @@ export async function run(argv: string[]): Promise<number> {
       checked: { type: 'string' },
       bar: { type: 'string' },
       number: { type: 'string' },
+      normalise: { type: 'boolean' },
       clear: { type: 'boolean' },
       role: { type: 'string' },
       permissions: { type: 'string' },

@@ -3,7 +3,8 @@
  * the request-log flush writes only this process's entries, the retention purges are
  * idempotent bounded deletes, the webhook dispatcher sends only what it claimed under a lease, and
  * a calendar feed is read by the one process whose conditional update claimed it, and each
- * consultation reminder is claimed by its row in consultation_reminders.
+ * consultation reminder is claimed by its row in consultation_reminders, and a stored photo is
+ * re-encoded or removed only while it still has the hash that was read.
  */
 import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
@@ -19,6 +20,8 @@ const REMINDERS_TICK_MS = 60_000;
 
 export interface Jobs {
   stop(): void;
+  /** The start-up pass over stored photos: settles when it is done (or stopped between two photos). */
+  photos: Promise<void>;
 }
 
 export function startJobs({ app, database, clock, config }: { app: App; database: Database; clock: Clock; config: Config }): Jobs {
@@ -140,6 +143,23 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   feeds.unref();
   void readFeeds();
 
+  // Lawyers' photos stored before uploads were re-encoded (docs/lawyers.md#photos-stored-before):
+  // once at start, one photo at a time; each is rewritten only while it still has the hash read,
+  // so several processes running it at once write each photo once.
+  let stopped = false;
+  const photos = app.services.lawyerPortal
+    .normaliseStoredPhotos({
+      stopped: () => stopped,
+      onOutcome: (o) => {
+        if (o.action === 'removed') app.fastify.log.warn({ lawyer_id: o.lawyerId, reason: o.reason }, 'stored lawyer photo removed: it cannot be shown safely (her profile shows her initials)');
+        else if (o.action === 'reencoded') app.fastify.log.info({ lawyer_id: o.lawyerId, from: o.from, bytes_before: o.bytesBefore, bytes_after: o.bytesAfter }, 'stored lawyer photo re-encoded');
+      },
+    })
+    .then((r) => {
+      if (r.reencoded + r.removed > 0) app.fastify.log.info({ checked: r.checked, reencoded: r.reencoded, removed: r.removed, unchanged: r.unchanged, skipped: r.skipped }, 'stored lawyer photos normalised');
+    })
+    .catch((err: unknown) => app.fastify.log.error({ err }, 'stored lawyer photo normalisation failed'));
+
   // Webhooks: fan-out from the outbox and delivery. Safe in several processes (leased claims).
   if (config.webhookAllowInsecureTargets) {
     app.fastify.log.warn('WEBHOOK_ALLOW_INSECURE_TARGETS is set: webhooks and lawyers\' calendar feeds may go to plain http and to private, loopback and metadata addresses. Local development and tests only.');
@@ -155,7 +175,9 @@ export function startJobs({ app, database, clock, config }: { app: App; database
   });
   webhooks.start();
   return {
+    photos,
     stop() {
+      stopped = true;
       // Deliveries in flight finish while the server drains; any that cannot be recorded are sent again after their lease.
       void webhooks.stop().catch(() => {});
       clearInterval(sweeper);

@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { ManualClock } from '../../src/clock.ts';
 import type { LawyerTable } from '../../src/db/schema.ts';
@@ -20,26 +19,10 @@ import { freePort } from '../support/browser.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { HttpBrowser } from '../support/http-browser.ts';
+import { pngDeclaring } from '../support/images.ts';
 import { pageText } from '../support/site.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-
-/** A PNG chunk: length, type, data, CRC. */
-const chunk = (type: string, data: Buffer) => {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])));
-  return Buffer.concat([length, Buffer.from(type, 'latin1'), data, crc]);
-};
-/** Issue 25's photo: a valid PNG header declaring 60,000 × 60,000 pixels, in a few hundred bytes. */
-function pngDeclaring(width: number, height: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(64 * 1024))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 type Form = Record<string, string | string[]>;
 

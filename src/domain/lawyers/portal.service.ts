@@ -38,6 +38,7 @@ import { areaBySlug, BIO_MAX, checkFee, checkFormOfAddress, checkLanguages, chec
 import { CONSULTATION_LENGTHS } from './calendar-rules.ts';
 import { isListed, isVerified, offeredFormats, refreshListing, type ConsultationFormat, type ListingFacts } from './listing.ts';
 import { PhotoRefusedError, reencodePhoto } from './photo.ts';
+import { normaliseStoredPhotos, type PhotoNormaliseReport, type PhotoOutcome } from './photo-normalise.ts';
 
 /** The languages she writes a bio in on the portal; `lawyers.bio` is the first she filled. */
 export const BIO_LANGUAGES = ['es', 'en'] as const;
@@ -348,6 +349,11 @@ export class PortalService {
     if (!meta || !meta.sha256.startsWith(hashPrefix)) return null;
     const row: LawyerPhotoTable | undefined = await findPhoto(this.db, lawyerId, meta.sha256);
     return row ? { contentType: row.content_type, bytes: Buffer.from(row.data_base64, 'base64') } : null;
+  }
+
+  /** Brings every stored photo to what an upload gives today, or removes it (photo-normalise.ts). */
+  normaliseStoredPhotos(options: { onOutcome?: (outcome: PhotoOutcome) => void; stopped?: () => boolean } = {}): Promise<PhotoNormaliseReport> {
+    return normaliseStoredPhotos({ database: this.deps.database, clock: this.deps.clock, onChange: (id) => this.changed(id, true), ...options });
   }
 
   private changed(lawyerId: string, directoryWrite: boolean): void {
