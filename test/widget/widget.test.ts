@@ -20,6 +20,7 @@ import { messages } from '../../src/i18n/index.ts';
 import { normaliseOrigin, originAllowed, validateOrigins } from '../../src/domain/access/web-origins.ts';
 import { accessibleAccent, contrastWithWhite } from '../../src/site/widget/theme.ts';
 import { signedIn } from '../support/dashboard.ts';
+import { findLoggedRequest } from '../../src/domain/access/request-log.ts';
 import { hiddenFields } from '../support/http-browser.ts';
 
 const HOST = 'https://ngo.example';
@@ -200,6 +201,45 @@ for (const target of databaseTargets()) {
       const logged = await ctx.database.db.selectFrom('request_log').select(['path', 'status', 'query']).where('key_id', '=', pkId).execute();
       assert.ok(logged.some((r) => r.path === `/embed/lawyers/${lawyerId}/hold` && r.status === 303));
       assert.ok(logged.every((r) => !(r.query ?? '').includes(pk)));
+    });
+
+    it('the request log flags the widget\'s requests (pk_ API calls and frame pages) "widget", a secret key\'s not; the filter and `requests show` agree', async () => {
+      const me = await signedIn(ctx, 'flagged@example.com');
+      const keys = ctx.app.services.keys;
+      const mine = await keys.create(OPERATOR, { ownerEmail: me.email }, { mode: 'live', publishable: true, origins: [HOST], name: 'ngo site' });
+      const secret = await keys.create(OPERATOR, { ownerEmail: me.email }, { mode: 'live', name: 'backend' });
+      const api = await inject({ method: 'GET', url: '/api/v1/practice-areas', headers: { authorization: `Bearer ${mine.token}`, origin: HOST } });
+      assert.equal(api.statusCode, 200);
+      const frame = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${mine.token}&lang=en` });
+      assert.equal(frame.statusCode, 200);
+      const server = await inject({ method: 'GET', url: '/api/v1/cities', headers: { authorization: `Bearer ${secret.token}` } });
+      assert.equal(server.statusCode, 200);
+      await ctx.app.services.requestLog.flush();
+      const ids = { api: String(api.headers['x-request-id']), frame: String(frame.headers['x-request-id']), server: String(server.headers['x-request-id']) };
+      // The list: each row's badges are in the cell that holds its request id.
+      const cellOf = (html: string, id: string) => {
+        const at = html.indexOf(`>${id}</a>`);
+        assert.ok(at > 0, `${id} is listed`);
+        return html.slice(at, html.indexOf('</td>', at));
+      };
+      const list = (await me.client.get('/developer/requests')).body;
+      assert.match(cellOf(list, ids.api), /<span class="badge widget">widget<\/span>/);
+      assert.match(cellOf(list, ids.frame), /<span class="badge widget">widget<\/span>/);
+      assert.doesNotMatch(cellOf(list, ids.server), /badge widget/);
+      // The filter, both ways.
+      const widgetOnly = (await me.client.get('/developer/requests?source=widget')).body;
+      assert.ok(widgetOnly.includes(ids.api) && widgetOnly.includes(ids.frame) && !widgetOnly.includes(ids.server));
+      const serversOnly = (await me.client.get('/developer/requests?source=server')).body;
+      assert.ok(!serversOnly.includes(ids.api) && !serversOnly.includes(ids.frame) && serversOnly.includes(ids.server));
+      // One request's page says who made it.
+      const detail = (await me.client.get(`/developer/requests/${ids.api}`)).body;
+      assert.match(detail, /<span class="badge widget">Booking widget \(publishable key\)<\/span>/);
+      const serverDetail = (await me.client.get(`/developer/requests/${ids.server}`)).body;
+      assert.match(serverDetail, /A server \(secret key\)/);
+      assert.doesNotMatch(serverDetail, /badge widget/);
+      // `consulta requests show` (its JSON is this entry) carries the flag as it carries test.
+      assert.equal((await findLoggedRequest(ctx.database, ids.frame))?.widget, 1);
+      assert.equal((await findLoggedRequest(ctx.database, ids.server))?.widget, 0);
     });
 
     it('a test key\'s frame runs the checks and holds nothing (the test-mode view)', async () => {

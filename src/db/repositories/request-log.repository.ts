@@ -292,6 +292,10 @@ export interface OwnerRequestsQuery {
   /** Oldest time shown (the retention window). */
   since: string;
   keyId?: string;
+  /** Requests made with one of these keys (the owner's publishable keys: the widget's). Empty matches nothing. */
+  keyIn?: readonly string[];
+  /** Requests made with none of these keys. */
+  keyNotIn?: readonly string[];
   test?: boolean;
   /** Inclusive status range (a class: 400–499, or exactly 429). */
   status?: { from: number; to: number };
@@ -323,7 +327,7 @@ export function ownerRequestsQuery(db: Executor, q: OwnerRequestsQuery) {
     .where('at', '>=', q.since);
   if (q.before) scan = scan.where((eb) => eb(eb.refTuple('at', 'request_id'), '<', eb.tuple(q.before!.at, q.before!.requestId)));
   const newestFirst = scan.orderBy('owner_type', 'desc').orderBy('owner_id', 'desc').orderBy('at', 'desc').orderBy('request_id', 'desc');
-  const filtered = q.keyId !== undefined || q.test !== undefined || q.status !== undefined || q.pathPrefix !== undefined;
+  const filtered = isFiltered(q);
   if (!filtered || q.scanLimit === undefined) return withFilters(newestFirst, q).limit(q.limit);
   return withFilters(db.selectFrom(newestFirst.limit(q.scanLimit).as('scanned')).selectAll(), q)
     .orderBy('at', 'desc')
@@ -331,11 +335,18 @@ export function ownerRequestsQuery(db: Executor, q: OwnerRequestsQuery) {
     .limit(q.limit);
 }
 
+/** Whether any row filter is set (a filtered page scans a bounded window). */
+export function isFiltered(q: Omit<OwnerRequestsQuery, 'ownerType' | 'ownerId' | 'since' | 'limit'>): boolean {
+  return q.keyId !== undefined || q.keyIn !== undefined || q.keyNotIn !== undefined || q.test !== undefined || q.status !== undefined || q.pathPrefix !== undefined;
+}
+
 /** The row filters, on request_log or on the scanned window of it (same column names). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function withFilters<Q extends { where: (...args: any[]) => Q }>(query: Q, q: OwnerRequestsQuery): Q {
   let out = query;
   if (q.keyId !== undefined) out = out.where('key_id', '=', q.keyId);
+  if (q.keyIn !== undefined) out = q.keyIn.length === 0 ? out.where(sql<boolean>`1 = 0`) : out.where('key_id', 'in', q.keyIn);
+  if (q.keyNotIn !== undefined && q.keyNotIn.length > 0) out = out.where('key_id', 'not in', q.keyNotIn);
   if (q.test !== undefined) out = out.where('test', '=', q.test ? 1 : 0);
   if (q.status) out = out.where('status', '>=', q.status.from).where('status', '<=', q.status.to);
   // substr, not LIKE: no wildcard or escape rules that differ between SQLite and PostgreSQL.

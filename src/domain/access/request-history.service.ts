@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { listApiKeys } from '../../db/repositories/api-key.repository.ts';
-import { findRequest, listOwnerRequests, ownerScanBoundary, type OwnerRequestsQuery } from '../../db/repositories/request-log.repository.ts';
+import { findRequest, isFiltered, listOwnerRequests, ownerScanBoundary, type OwnerRequestsQuery } from '../../db/repositories/request-log.repository.ts';
 import type { RequestLogTable } from '../../db/schema.ts';
 import { forbidden, invalidRequest, notFound } from '../errors.ts';
 import type { AccountsService } from './accounts.service.ts';
@@ -38,6 +38,8 @@ export type LogOwnerRef = { type: 'user' } | { type: 'firm'; slug: string };
 export interface RequestFilters {
   keyId?: string;
   mode?: 'live' | 'test';
+  /** `widget`: made with a publishable key (the booking widget's frame and pages); `server`: with a secret key. */
+  source?: 'widget' | 'server';
   status?: StatusClass;
   /** Paths starting with this (`/api/v1/bookings`). */
   path?: string;
@@ -95,11 +97,15 @@ export class RequestHistoryService {
     const owner = await this.owner(actor, ref);
     if (filters.keyId !== undefined && !owner.keys.some((k) => k.id === filters.keyId)) throw notFound(`no key ${filters.keyId}`);
     const since = this.since();
+    // A key never changes kind, so its requests are the widget's exactly when the key is publishable.
+    const widgetKeys = owner.keys.filter((k) => k.kind === 'publishable').map((k) => k.id);
     const query: OwnerRequestsQuery = {
       ownerType: owner.type,
       ownerId: owner.id,
       since,
       keyId: filters.keyId,
+      keyIn: filters.source === 'widget' ? widgetKeys : undefined,
+      keyNotIn: filters.source === 'server' ? widgetKeys : undefined,
       test: filters.mode === undefined ? undefined : filters.mode === 'test',
       status: filters.status ? STATUS_RANGES[filters.status] : undefined,
       pathPrefix: filters.path ? filters.path.slice(0, 300) : undefined,
@@ -113,7 +119,7 @@ export class RequestHistoryService {
       const shown = rows.slice(0, REQUEST_LOG_PAGE);
       return { rows: shown, keys: owner.keys, next: encodeCursor(shown.at(-1)!), searchedTo: null };
     }
-    const filtered = query.keyId !== undefined || query.test !== undefined || query.status !== undefined || query.pathPrefix !== undefined;
+    const filtered = isFiltered(query);
     // A short filtered page: the end of the 30 days, or only the end of its scan window?
     const boundary = filtered ? await ownerScanBoundary(db, query, REQUEST_LOG_SCAN) : undefined;
     if (!boundary) return { rows, keys: owner.keys, next: null, searchedTo: null };

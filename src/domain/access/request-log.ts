@@ -11,6 +11,7 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
+import { findApiKeyById } from '../../db/repositories/api-key.repository.ts';
 import { deleteRequestsBefore, findRequest, openRequestLogWriter, type RequestLogWriter } from '../../db/repositories/request-log.repository.ts';
 import type { RequestLogTable } from '../../db/schema.ts';
 import { drainInBatches } from '../operations/batches.ts';
@@ -124,9 +125,16 @@ export class RequestLog {
   }
 }
 
-/** A logged request by id (support tooling, other processes: no buffer to flush). */
-export function findLoggedRequest(database: Database, requestId: string): Promise<RequestLogEntry | undefined> {
-  return findRequest(database.db, requestId);
+/**
+ * A logged request by id (support tooling, other processes: no buffer to flush), with `widget`:
+ * 1 when its key is publishable (the booking widget's), as the dashboard flags it. The row does
+ * not record it; a key never changes kind, so its key says.
+ */
+export async function findLoggedRequest(database: Database, requestId: string): Promise<(RequestLogEntry & { widget: 0 | 1 }) | undefined> {
+  const row = await findRequest(database.db, requestId);
+  if (!row) return undefined;
+  const key = row.key_id ? await findApiKeyById(database.db, row.key_id) : undefined;
+  return { ...row, widget: key?.kind === 'publishable' ? 1 : 0 };
 }
 
 /** Deletes log entries older than the retention period, in bounded batches. */

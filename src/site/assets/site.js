@@ -3,15 +3,20 @@
 // time zone are booking.js's.
 (function () {
   'use strict';
-  // Copy buttons for secrets shown once (the text stays selectable without JavaScript).
+  // Copy buttons for secrets shown once and the widget's snippet (the text stays selectable
+  // without JavaScript); "Copied" also goes to the button's live region for screen readers.
   document.querySelectorAll('button[data-copy]').forEach(function (button) {
     var source = document.getElementById(button.getAttribute('data-copy'));
     if (!source || !navigator.clipboard) return;
     var label = button.textContent;
+    var status = document.getElementById(button.getAttribute('data-copy-status') || '');
     button.hidden = false;
     button.addEventListener('click', function () {
+      // Emptied first, so a second copy changes the region again and is announced again.
+      if (status) status.textContent = '';
       navigator.clipboard.writeText(source.value || source.textContent || '').then(function () {
         button.textContent = button.getAttribute('data-copied') || label;
+        if (status) status.textContent = button.getAttribute('data-copied') || '';
         setTimeout(function () { button.textContent = label; }, 2000);
       });
     });

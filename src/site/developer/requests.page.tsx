@@ -50,6 +50,7 @@ export function filterQuery(filters: RequestFilters, cursor?: string): string {
   const p = new URLSearchParams();
   if (filters.keyId) p.set('key', filters.keyId);
   if (filters.mode) p.set('mode', filters.mode);
+  if (filters.source) p.set('source', filters.source);
   if (filters.status) p.set('status', filters.status);
   if (filters.path) p.set('path', filters.path);
   if (cursor) p.set('cursor', cursor);
@@ -62,6 +63,7 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
   const t = ctx.t.requests;
   const title = owner.kind === 'firm' ? t.firmTitle(owner.name) : t.title;
   const label = new Map(keys.map((k) => [k.id, keyLabel(k)]));
+  const widgetKeys = new Set(keys.filter((k) => k.kind === 'publishable').map((k) => k.id));
   const base = `${owner.base}/requests`;
   return (
     <Frame ctx={ctx} owner={owner} title={title}>
@@ -71,12 +73,13 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
         <Field name="request_id" label={t.find} hint={t.requestIdHint} error={props.idError} autocomplete="off" maxLength={40} />
         <button type="submit" class="secondary">{t.go}</button>
       </form>
-      <details class="filters card" open={Boolean(filters.keyId || filters.mode || filters.status || filters.path)}>
+      <details class="filters card" open={Boolean(filters.keyId || filters.mode || filters.source || filters.status || filters.path)}>
         <summary>{t.filters}</summary>
         <form method="get" action={base}>
         <div class="grid four">
           <Select name="key" label={t.key} empty={t.anyKey} value={filters.keyId ?? ''} options={keys.map((k) => ({ value: k.id, label: keyLabel(k) }))} />
           <Select name="mode" label={t.mode} empty={t.anyMode} value={filters.mode ?? ''} options={[{ value: 'live', label: t.live }, { value: 'test', label: t.test }]} />
+          <Select name="source" label={t.source} empty={t.anySource} value={filters.source ?? ''} options={[{ value: 'widget', label: t.widgetOnly }, { value: 'server', label: t.serverOnly }]} />
           <Select name="status" label={t.status} empty={t.anyStatus} value={filters.status ?? ''} options={STATUS_CLASSES.map((c) => ({ value: c, label: c }))} />
           <Field name="path" label={t.path} hint={t.pathHint} value={filters.path ?? ''} maxLength={300} />
         </div>
@@ -118,7 +121,8 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
                       {' '}
                       {r.key_id ? label.get(r.key_id) ?? '?' : ''}
                     </span>{' '}
-                    {r.test ? <span class="badge test">{t.testBadge}</span> : null}
+                    {r.test ? <span class="badge test">{t.testBadge}</span> : null}{' '}
+                    {r.key_id && widgetKeys.has(r.key_id) ? <span class="badge widget">{t.widgetBadge}</span> : null}
                   </td>
                   <td class="num">{t.ms(Math.round(r.duration_ms))}</td>
                 </tr>
@@ -136,8 +140,11 @@ export function RequestLogPage(props: { ctx: SiteContext; owner: LogOwner; rows:
   );
 }
 
-/** One request's facts; also used by the operator's request lookup. */
-export function RequestFacts({ ctx, row, keyLabel }: { ctx: SiteContext; row: RequestLogTable; keyLabel: string | null }) {
+/**
+ * One request's facts; also used by the operator's request lookup. `widget`: the key is
+ * publishable (the booking widget's), which the log row itself does not record.
+ */
+export function RequestFacts({ ctx, row, keyLabel, widget }: { ctx: SiteContext; row: RequestLogTable; keyLabel: string | null; widget: boolean }) {
   const t = ctx.t.requests;
   return (
     <dl class="facts">
@@ -165,6 +172,12 @@ export function RequestFacts({ ctx, row, keyLabel }: { ctx: SiteContext; row: Re
       <dd class="mono">{keyLabel ?? t.keyGone}</dd>
       <dt>{t.mode_}</dt>
       <dd>{row.test ? <span class="badge test">{t.modeTest}</span> : t.modeLive}</dd>
+      {row.key_id ? (
+        <>
+          <dt>{t.source_}</dt>
+          <dd>{widget ? <span class="badge widget">{t.sourceWidget}</span> : t.sourceServer}</dd>
+        </>
+      ) : null}
       <dt>{t.clientIp}</dt>
       <dd class="mono">{row.client_ip}</dd>
     </dl>
@@ -177,7 +190,7 @@ export function RequestDetailPage({ ctx, owner, row, apiKey: key }: { ctx: SiteC
   return (
     <Frame ctx={ctx} owner={owner} title={`${t.detailTitle} ${row.request_id}`}>
       <h1>{t.detailTitle}</h1>
-      <RequestFacts ctx={ctx} row={row} keyLabel={key ? keyLabel(key) : null} />
+      <RequestFacts ctx={ctx} row={row} keyLabel={key ? keyLabel(key) : null} widget={key?.kind === 'publishable'} />
       <p>
         <a href={`${owner.base}/requests`}>{t.backToLog}</a>
       </p>

@@ -19,9 +19,11 @@ const str = (v: unknown, max: number): string | undefined => (typeof v === 'stri
 function filtersOf(query: Record<string, unknown>): RequestFilters {
   const mode = str(query.mode, 10);
   const status = str(query.status, 10);
+  const source = str(query.source, 10);
   return {
     keyId: str(query.key, 64),
     mode: mode === 'live' || mode === 'test' ? mode : undefined,
+    source: source === 'widget' || source === 'server' ? source : undefined,
     status: (STATUS_CLASSES as readonly string[]).includes(status ?? '') ? (status as StatusClass) : undefined,
     path: str(query.path, 300),
     cursor: str(query.cursor, 200),

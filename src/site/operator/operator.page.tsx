@@ -376,7 +376,7 @@ export function RequestPage({ ctx, lookup }: { ctx: SiteContext; lookup: Request
   return (
     <Frame ctx={ctx} title={`${t.requestTitle} ${row.request_id}`} tab="requests">
       <h1>{t.requestTitle}</h1>
-      <RequestFacts ctx={ctx} row={row} keyLabel={key ? `${key.prefix}…${key.name ? ` (${key.name})` : ''}` : row.key_id === null ? t.anonymous : null} />
+      <RequestFacts ctx={ctx} row={row} keyLabel={key ? `${key.prefix}…${key.name ? ` (${key.name})` : ''}` : row.key_id === null ? t.anonymous : null} widget={key?.kind === 'publishable'} />
       {key ? (
         <dl class="facts">
           <dt>{t.keyOwner}</dt>

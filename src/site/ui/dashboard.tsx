@@ -91,6 +91,22 @@ export function SecretOnce({ ctx, label, value, warning }: { ctx: SiteContext; l
   );
 }
 
+/**
+ * A copy button for the read-only field `source`, wired by site.js: hidden until the script finds
+ * a clipboard (without JavaScript the field is there to select). "Copied" is also written to a
+ * polite live region, because screen readers do not announce a button whose text changes.
+ */
+export function CopyButton({ source, label, copied }: { source: string; label: string; copied: string }) {
+  return (
+    <>
+      <button type="button" class="secondary copy" data-copy={source} data-copied={copied} data-copy-status={`${source}-copied`} hidden>
+        {label}
+      </button>
+      <span id={`${source}-copied`} class="visually-hidden" role="status" aria-live="polite" />
+    </>
+  );
+}
+
 export type FirmTab = 'overview' | 'members' | 'lawyers' | 'keys' | 'webhooks' | 'requests' | 'usage';
 
 /** The tabs of one firm's pages (`/firms/:slug/…`); each area renders its own tab's content. */

@@ -14,7 +14,7 @@ import type { SiteContext } from '../context.ts';
 import type { DashboardDeps } from '../dashboard-deps.ts';
 import { requireUser } from '../guards.ts';
 import { Notice, PostForm } from '../ui/components.tsx';
-import { DashboardLayout } from '../ui/dashboard.tsx';
+import { CopyButton, DashboardLayout } from '../ui/dashboard.tsx';
 import { carry, widgetParams } from './widget.routes.ts';
 
 type Q = Record<string, unknown>;
@@ -187,10 +187,12 @@ function WidgetDevPage({ ctx, keys, firms, choice: c, siteUrl, created, error }:
           <p>
             <label for="w-snippet">{t.snippetLabel}</label>
             <textarea id="w-snippet" readonly rows={4} class="code">{snippet}</textarea>
+            <CopyButton source="w-snippet" label={t.copySnippet} copied={t.copied} />
           </p>
           <p>
             <label for="w-iframe">{t.iframeLabel}</label>
             <textarea id="w-iframe" readonly rows={3} class="code">{iframe}</textarea>
+            <CopyButton source="w-iframe" label={t.copyIframe} copied={t.copied} />
           </p>
           <h3>{t.previewTitle}</h3>
           <p class="meta">{t.previewNote}</p>
