@@ -8,6 +8,8 @@ import pino from 'pino';
 import { systemClock } from '../clock.ts';
 import { LawyerCancellationService } from '../domain/booking/lawyer-cancellation.service.ts';
 import type { Actor } from '../domain/access/types.ts';
+import { explainListing, listingReasonText, type ListingReason } from '../domain/lawyers/listing.ts';
+import { sentVerificationNotices, type SentVerificationNotice } from '../domain/lawyers/verification-notices.ts';
 import type { Application, CheckedSource, VerificationRecord } from '../domain/lawyers/verification.service.ts';
 import { VerificationService } from '../domain/lawyers/verification.service.ts';
 import { MailOutbox } from '../domain/notify/mail-outbox.ts';
@@ -61,6 +63,26 @@ function lawyerText(l: LawyerStatus): string {
     .join('\n');
 }
 
+/** A reason she is not listed, as fields: `code` and its details (snake_case, as the rest of --json). */
+function reasonJson(r: ListingReason): Record<string, unknown> {
+  switch (r.code) {
+    case 'not_verified':
+      return { code: r.code, status: r.status, reason: r.reason, text: listingReasonText(r) };
+    case 'verification_expired':
+      return { code: r.code, expired_on: r.expiredOn, text: listingReasonText(r) };
+    case 'suspended':
+      return { code: r.code, reason: r.reason, text: listingReasonText(r) };
+    case 'hidden':
+      return { code: r.code, text: listingReasonText(r) };
+    case 'incomplete':
+      return { code: r.code, missing: r.missing, text: listingReasonText(r) };
+  }
+}
+
+function noticeJson(n: SentVerificationNotice): Record<string, unknown> {
+  return { kind: n.kind, sent_at: n.at, cycle: n.cycle, delivery: n.delivery };
+}
+
 function applicationJson(a: Application): Record<string, unknown> {
   return {
     id: a.id,
@@ -111,10 +133,25 @@ export function runLawyersCommand(ctx: AccessCommandContext): Promise<number> {
     const verification = new VerificationService({ database, clock: systemClock, mail, consultations });
     const show = async (id: string, changed?: boolean) => {
       const [{ lawyer, history }, detail] = await Promise.all([operator.lawyer(CLI, id), verification.application(CLI, id)]);
-      const data = { ...lawyerJson(lawyer), ...(changed === undefined ? {} : { changed }), memberships: applicationJson(detail).memberships, verifications: detail.verifications.map(verificationJson), census_url: detail.censusUrl, history: history.map(auditJson) };
-      const lines = [lawyerText(lawyer), ...detail.memberships.map((m) => `member    ${m.barName}${m.membershipNumber ? ` no. ${m.membershipNumber}` : ''}${m.verified ? ' (verified)' : ''}`)];
+      // After the lookups above, which answer "not found" for an unknown or malformed id.
+      const [listing, notices] = await Promise.all([explainListing(database.db, lawyer.id, systemClock.now().toISOString()), sentVerificationNotices(database.db, lawyer.id)]);
+      const reasons = listing?.reasons ?? [];
+      const data = {
+        ...lawyerJson(lawyer),
+        ...(changed === undefined ? {} : { changed }),
+        listing: { listed: reasons.length === 0, reasons: reasons.map(reasonJson) },
+        memberships: applicationJson(detail).memberships,
+        verifications: detail.verifications.map(verificationJson),
+        verification_emails: notices.map(noticeJson),
+        census_url: detail.censusUrl,
+        history: history.map(auditJson),
+      };
+      const lines = [lawyerText(lawyer), `${'listed'.padEnd(10)}${reasons.length === 0 ? 'yes' : 'no'}`, ...reasons.map((r) => `${'  because'.padEnd(10)}${listingReasonText(r)}`)];
+      lines.push(...detail.memberships.map((m) => `member    ${m.barName}${m.membershipNumber ? ` no. ${m.membershipNumber}` : ''}${m.verified ? ' (verified)' : ''}`));
       const current = detail.verifications[0];
       if (current) lines.push(`verified  ${current.verifiedAt} until ${current.expiresAt} (${current.checked.join(', ') || current.source}): ${current.note}`);
+      lines.push(notices.length === 0 ? `${'emails'.padEnd(10)}no verification email sent` : `${'emails'.padEnd(10)}verification emails sent:`);
+      for (const n of notices) lines.push(`  ${n.at.slice(0, 10)}  ${n.kind}${n.delivery === 'sent' ? '' : ` (${n.delivery === 'no_address' ? 'no address: not written' : n.delivery})`}`);
       return { data, text: lines.join('\n') };
     };
     try {

@@ -1035,6 +1035,7 @@ export const ar: PeopleMessages = {
     verified: (monthYear: string) => `استشارة موثّقة، ${monthYear}`,
     imported: (monthYear: string | null) => (monthYear ? `تقييم من أحد العملاء، ${monthYear}` : 'تقييم من أحد العملاء'),
     answer: 'رد مكتب المحاماة',
+    answerIn: (language: string) => `رد مكتب المحاماة، باللغة ${language}`,
     report: 'إبلاغ',
     howVerified: 'كيف نتحقق من التقييمات',
   },

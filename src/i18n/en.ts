@@ -2210,6 +2210,7 @@ export const en = {
     verified: (monthYear: string) => `Verified consultation, ${monthYear}`,
     imported: (monthYear: string | null) => (monthYear ? `Review from a client, ${monthYear}` : 'Review from a client'),
     answer: 'Answer from the lawyer’s office',
+    answerIn: (language: string) => `Answer from the lawyer’s office, in ${language}`,
     report: 'Report',
     howVerified: 'How reviews are verified',
   },

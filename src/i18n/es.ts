@@ -2175,6 +2175,7 @@ export const es: Messages = {
     verified: (monthYear: string) => `Consulta verificada, ${monthYear}`,
     imported: (monthYear: string | null) => (monthYear ? `Opinión de una persona cliente, ${monthYear}` : 'Opinión de una persona cliente'),
     answer: 'Respuesta del despacho',
+    answerIn: (language: string) => `Respuesta del despacho, en ${language}`,
     report: 'Denunciar',
     howVerified: 'Cómo se verifican las opiniones',
   },

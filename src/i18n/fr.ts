@@ -968,6 +968,7 @@ export const fr = {
     verified: (monthYear: string) => `Consultation vérifiée, ${monthYear}`,
     imported: (monthYear: string | null) => (monthYear ? `Avis d’une personne cliente, ${monthYear}` : 'Avis d’une personne cliente'),
     answer: 'Réponse du cabinet',
+    answerIn: (language: string) => `Réponse du cabinet, en ${language}`,
     report: 'Signaler',
     howVerified: 'Comment les avis sont vérifiés',
   },

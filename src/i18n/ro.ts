@@ -990,6 +990,7 @@ export const ro: PeopleMessages = {
     verified: (monthYear: string) => `Consultație verificată, ${monthYear}`,
     imported: (monthYear: string | null) => (monthYear ? `Recenzie de la un client, ${monthYear}` : 'Recenzie de la un client'),
     answer: 'Răspunsul cabinetului',
+    answerIn: (language: string) => `Răspunsul cabinetului, în ${language}`,
     report: 'Raportați',
     howVerified: 'Cum sunt verificate recenziile',
   },

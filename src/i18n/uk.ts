@@ -1003,6 +1003,7 @@ export const uk: PeopleMessages = {
     verified: (monthYear: string) => `Перевірена консультація, ${monthYear}`,
     imported: (monthYear: string | null) => (monthYear ? `Відгук клієнта, ${monthYear}` : 'Відгук клієнта'),
     answer: 'Відповідь юридичної фірми',
+    answerIn: (language: string) => `Відповідь юридичної фірми, мовою: ${language}`,
     report: 'Поскаржитися',
     howVerified: 'Як ми перевіряємо відгуки',
   },

@@ -2,7 +2,7 @@
  * Issue 25 items 12 and 16 in Chromium, in Spanish and Arabic (right to left), at phone width and
  * on a desktop: the profile's reviews are paged with plain links that a click follows (no
  * script needed), the badge is in her form of address, and /join's "how we name you" choice is a
- * labelled group a click ticks. Nothing scrolls sideways and axe-core finds nothing. Screenshots
+ * labelled group a click ticks; her answer in Spanish is a quote labelled in Arabic, with lang="es". Nothing scrolls sideways and axe-core finds nothing. Screenshots
  * go to SHOTS_DIR (or /tmp/shots-25), to be looked at, not kept.
  */
 import assert from 'node:assert/strict';
@@ -23,6 +23,7 @@ import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 const unavailable = browserUnavailable();
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/shots-25';
 const EVERY_DAY_9_TO_18 = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start_time: '09:00:00', end_time: '18:00:00', slot_minutes: 60 as const }));
+const ANSWER = 'Muchas gracias por su confianza; fue un placer ayudarle con la renovación de su permiso de residencia.';
 const COMMENTS = ['Muy clara y paciente.', 'Me explicó el arraigo paso a paso.', 'شرحت لي كل شيء بالعربية، شكرًا جزيلًا.', null, 'Puntual y directa.'];
 
 describe('paged reviews and her form of address, in a real browser', { skip: unavailable, timeout: 300_000 }, () => {
@@ -52,6 +53,9 @@ describe('paged reviews and her form of address, in a real browser', { skip: una
       new Date(),
     )) as [string];
     await server.database.db.updateTable('lawyers').set({ form_of_address: 'female' }).where('id', '=', nadia).execute();
+    // Her answer to the newest review, in Spanish: quoted as her words on the Arabic page (issue 26 item 5).
+    const newest = await server.database.db.selectFrom('reviews').select('id').where('lawyer_id', '=', nadia).orderBy('created_at', 'desc').limit(1).executeTakeFirstOrThrow();
+    await server.database.db.updateTable('reviews').set({ answer: ANSWER, answered_at: new Date().toISOString() }).where('id', '=', newest.id).execute();
     server.app.services.directoryCache.invalidate();
     browser = await launchBrowser();
   });
@@ -75,6 +79,12 @@ describe('paged reviews and her form of address, in a real browser', { skip: una
         await page.goto(`${site}/lawyers/${nadia}?lang=${locale}`);
         assert.match((await page.locator('.badge-verified').innerText()).trim(), locale === 'ar' ? /محامية موثَّقة/ : /Abogada verificada/);
         assert.equal(await page.locator('#reviews .reviews > li').count(), 5);
+        const answer = page.locator('#reviews .review-answer').first();
+        await answer.scrollIntoViewIfNeeded();
+        assert.equal(await answer.locator('blockquote').innerText(), ANSWER);
+        assert.equal(await answer.locator('blockquote').getAttribute('lang'), locale === 'ar' ? 'es' : null, 'lang only when it is not the page\'s');
+        assert.equal((await answer.locator('strong').innerText()).trim(), locale === 'ar' ? 'رد مكتب المحاماة، باللغة الإسبانية' : 'Respuesta del despacho');
+        await shot('profile-answer');
         await page.locator('#reviews nav.pager a[rel="next"]').click();
         await page.waitForURL(/\?reviews=2#reviews$/);
         assert.match(await page.locator('#reviews nav.pager').innerText(), locale === 'ar' ? /الصفحة 2 من 4/ : /Página 2 de 4/);

@@ -88,5 +88,29 @@ for (const target of databaseTargets()) {
       assert.equal(jsonLine(await cli('lawyers', 'suspend', '00000000-0000-4000-8000-000000000000', '--reason', 'x', '--json'), 1).error.code, 'not_found');
       assert.equal((await cli('lawyers', 'frobnicate', applicant)).code, 2);
     });
+
+    it('show says whether she is listed and every reason she is not, and the verification emails sent (issue 26 item 6)', async () => {
+      const refused = jsonLine(await cli('lawyers', 'show', doubtful, '--json'));
+      assert.deepEqual(refused.listing, { listed: false, reasons: [{ code: 'not_verified', status: 'refused', reason: 'El número no coincide con el censo', text: 'not verified: refused (El número no coincide con el censo)' }] });
+      assert.deepEqual(refused.verification_emails.map((e: { kind: string; delivery: string }) => [e.kind, e.delivery]), [['refused', 'local']]);
+      const refusedText = (await cli('lawyers', 'show', doubtful)).stdout;
+      assert.match(refusedText, /^listed {4}no$/m);
+      assert.match(refusedText, /^ {2}\d{4}-\d{2}-\d{2} {2}refused \(local\)$/m);
+
+      // Verified, suspended and reinstated above: listed. Then her record lapses, the operator hides her and her hours are gone.
+      assert.deepEqual(jsonLine(await cli('lawyers', 'show', applicant, '--json')).listing, { listed: true, reasons: [] });
+      await ctx.database.db.updateTable('lawyer_verifications').set({ expires_at: '2026-01-31T00:00:00.000Z' }).where('lawyer_id', '=', applicant).execute();
+      await ctx.database.db.updateTable('lawyers').set({ hidden: 1 }).where('id', '=', applicant).execute();
+      await ctx.database.db.deleteFrom('lawyer_weekly_hours').where('lawyer_id', '=', applicant).execute();
+      const out = jsonLine(await cli('lawyers', 'show', applicant, '--json'));
+      assert.equal(out.listing.listed, false);
+      assert.deepEqual(out.listing.reasons.map((r: { text: string }) => r.text), ['verification expired on 2026-01-31', 'hidden by the operator', 'profile incomplete: missing hours']);
+      assert.deepEqual(out.listing.reasons[2].missing, ['hours']);
+      // She gave no address: each email is recorded as not written, so the operator knows she was not told.
+      assert.deepEqual(out.verification_emails.map((e: { kind: string; delivery: string }) => [e.kind, e.delivery]), [['verified', 'no_address'], ['suspended', 'no_address']]);
+      const text = (await cli('lawyers', 'show', applicant)).stdout;
+      assert.match(text, /^listed {4}no\n {2}because verification expired on 2026-01-31\n {2}because hidden by the operator\n {2}because profile incomplete: missing hours$/m);
+      assert.match(text, /^ {2}\d{4}-\d{2}-\d{2} {2}suspended \(no address: not written\)$/m);
+    });
   });
 }

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { messages, type Locale } from '../../src/i18n/index.ts';
+import { languageName } from '../../src/i18n/reference.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { freePort } from '../support/browser.ts';
 import { databaseTargets } from '../support/databases.ts';
@@ -16,6 +17,7 @@ import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { pageText } from '../support/site.ts';
 
 const REVIEWS = 17;
+const ANSWER = 'Muchas gracias por su confianza; fue un placer ayudarle con la renovación de su permiso de residencia.';
 /** Review n (1 = oldest) is dated n days after 1 Jan; its comment names it. */
 const dated = (n: number) => new Date(Date.UTC(2026, 0, n, 10)).toISOString();
 
@@ -42,6 +44,8 @@ for (const target of databaseTargets()) {
         lawyerRecord({ name: 'Marta Reviewed Gil', city: 'sevilla', weekly_hours: EVERY_DAY_9_TO_14, reviews }),
         lawyerRecord({ name: 'Nuevo Sin Opiniones', city: 'sevilla', weekly_hours: EVERY_DAY_9_TO_14, reviews: [] }),
       ])) as [string, string];
+      // Her answer to the newest review, in Spanish (issue 26 item 5: her words, quoted).
+      await ctx.database.db.updateTable('reviews').set({ answer: ANSWER, answered_at: dated(18) }).where('lawyer_id', '=', many).where('comment', '=', `Comentario número ${REVIEWS}.`).execute();
       ctx.app.services.directoryCache.invalidate();
       await ctx.app.fastify.listen({ port, host: '127.0.0.1' });
     });
@@ -95,6 +99,20 @@ for (const target of databaseTargets()) {
         assert.ok(text.includes(t.lawyer.trust.reviewsPage(1, 4)), `${locale}: the page`);
         assert.match(body, new RegExp(`<a href="/help/reviews">${t.reviews.howVerified}</a>`), `${locale}: the link`);
       }
+    });
+
+    it("quotes her answer as her words: on an Arabic page in a blockquote lang=\"es\" labelled in Arabic, on the Spanish page unlabelled", async () => {
+      const arabic = await get(`/lawyers/${many}?lang=ar`, 'ar');
+      assert.equal(arabic.status, 200);
+      const label = messages('ar').reviews.answerIn(languageName('ar', 'es'));
+      assert.equal(label, 'رد مكتب المحاماة، باللغة الإسبانية');
+      assert.ok(arabic.body.includes(`<strong>${label}</strong>`), 'the Arabic label naming Spanish');
+      assert.ok(arabic.body.includes(`<blockquote class="review-text" lang="es" dir="ltr">${ANSWER}</blockquote>`), 'the answer quoted as Spanish, left to right');
+
+      const spanish = await get(`/lawyers/${many}`);
+      assert.ok(spanish.body.includes(`<blockquote class="review-text" dir="auto">${ANSWER}</blockquote>`), 'quoted, no lang');
+      assert.ok(spanish.body.includes(`<strong>${messages('es').reviews.answer}</strong>`));
+      assert.ok(!spanish.body.includes(messages('es').reviews.answerIn(languageName('es', 'es'))), 'no language label on its own language');
     });
 
     it('gives the review count beside every rating: cards, profile and API', async () => {

@@ -8,7 +8,7 @@ import type { Executor } from './types.ts';
 
 export type ListingFactsRow = Pick<
   LawyerTable,
-  'id' | 'name' | 'status' | 'hidden' | 'verified' | 'listed' | 'consultation_fee_cents' | 'consultation_minutes' | 'video_url' | 'offers_phone' | 'office_address'
+  'id' | 'name' | 'status' | 'status_reason' | 'hidden' | 'verified' | 'listed' | 'consultation_fee_cents' | 'consultation_minutes' | 'video_url' | 'offers_phone' | 'office_address'
 > & { practice_areas: number; weekly_hours: number };
 
 /** What the listing rule needs of one lawyer (counts of areas and hours included), or undefined. */
@@ -19,6 +19,7 @@ export function findListingFacts(db: Executor, lawyerId: string): Promise<Listin
       'lawyers.id',
       'lawyers.name',
       'lawyers.status',
+      'lawyers.status_reason',
       'lawyers.hidden',
       'lawyers.verified',
       'lawyers.listed',
@@ -37,6 +38,12 @@ export function findListingFacts(db: Executor, lawyerId: string): Promise<Listin
 /** The verifications in force at `nowIso` (`bar_name` null: a record without a membership). */
 export function listVerificationsInForce(db: Executor, lawyerId: string, nowIso: string): Promise<Array<{ bar_name: string | null; expires_at: string }>> {
   return db.selectFrom('lawyer_verifications').select(['bar_name', 'expires_at']).where('lawyer_id', '=', lawyerId).where('expires_at', '>', nowIso).execute();
+}
+
+/** Her latest verification's expiry (`YYYY-MM-DDT…`), in force or not; null: never verified. */
+export async function findLatestVerificationExpiry(db: Executor, lawyerId: string): Promise<string | null> {
+  const row = await db.selectFrom('lawyer_verifications').select('expires_at').where('lawyer_id', '=', lawyerId).orderBy('expires_at', 'desc').limit(1).executeTakeFirst();
+  return row?.expires_at ?? null;
 }
 
 /** Writes the materialised flags; true when `verified` or `listed` changed (a directory write). */

@@ -54,3 +54,15 @@ export async function listExpiringWithoutNotice(db: Executor, kind: Verification
     .limit(limit)
     .execute();
 }
+
+/** The verification emails sent to a lawyer, oldest first, with the mail's delivery state (null: she had no address). */
+export function listVerificationNoticesOf(db: Executor, lawyerId: string): Promise<Array<{ kind: VerificationNoticeKind; cycle: string; created_at: string; mail_id: string | null; mail_status: string | null; recipient: string | null }>> {
+  return db
+    .selectFrom('lawyer_verification_notices as n')
+    .leftJoin('mail_outbox as m', 'm.id', 'n.mail_id')
+    .select(['n.kind', 'n.cycle', 'n.created_at', 'n.mail_id', 'm.status as mail_status', 'm.recipient'])
+    .where('n.lawyer_id', '=', lawyerId)
+    .orderBy('n.created_at', 'asc')
+    .orderBy('n.kind', 'asc')
+    .execute();
+}

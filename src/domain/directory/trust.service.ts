@@ -14,6 +14,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { listPublicReviews } from '../../db/repositories/review.repository.ts';
 import { listBiosOf, listTrustOffers, listVerificationsInForceFor } from '../../db/repositories/lawyer-trust.repository.ts';
+import { detectNoteLanguage } from '../booking/note-language.ts';
 import { barAssociationById } from '../lawyers/bar-associations.ts';
 import { offeredFormats, type ConsultationFormat } from '../lawyers/listing.ts';
 import { photoPath } from '../lawyers/portal.service.ts';
@@ -51,6 +52,12 @@ export interface PublicReview {
   date: string | null;
   /** The lawyer's public answer (third-party text), null without one. */
   answer: string | null;
+  /**
+   * The answer's language (ISO 639-1, detectNoteLanguage), null when it cannot be told: the page
+   * quotes it as her words, labelled with the language when it is not the page's (DESIGN.md §13).
+   * Told once here, where the profile's page of reviews is cached, not on every rendering.
+   */
+  answerLanguage: string | null;
   /** The consultation's day (`YYYY-MM-DD`) for a review of a consultation held here; null for an imported review. */
   consultationDate: string | null;
 }
@@ -164,7 +171,7 @@ export class TrustService {
     const hit = entry.profileTrust?.get(page);
     if (hit !== undefined) return hit;
     const [bios, reviews] = await Promise.all([listBiosOf(database.db, id), listPublicReviews(database.db, id, PROFILE_REVIEWS, (page - 1) * PROFILE_REVIEWS)]);
-    const value: ProfileTrust = { bios, reviews: reviews.map((r) => ({ id: r.id, rating: r.rating, comment: r.comment, date: r.created_at, answer: r.answer, consultationDate: r.consultation_date })) };
+    const value: ProfileTrust = { bios, reviews: reviews.map((r) => ({ id: r.id, rating: r.rating, comment: r.comment, date: r.created_at, answer: r.answer, answerLanguage: detectNoteLanguage(r.answer), consultationDate: r.consultation_date })) };
     (entry.profileTrust ??= new Map()).set(page, value);
     cache.charge(entry, TRUST_BYTES + Object.values(bios).reduce((n, b) => n + 2 * b.length, 0) + reviews.reduce((n, r) => n + 200 + 2 * ((r.comment?.length ?? 0) + (r.answer?.length ?? 0)), 0));
     return value;

@@ -6,7 +6,7 @@
  * inserted in the transaction that queues the mail, so two sweeps or two operators' processes on
  * one PostgreSQL database queue it once (the second insert waits for the first and does nothing).
  */
-import { claimVerificationNotice, findNoticeTarget, setVerificationNoticeMail } from '../../db/repositories/verification-notices.repository.ts';
+import { claimVerificationNotice, findNoticeTarget, listVerificationNoticesOf, setVerificationNoticeMail } from '../../db/repositories/verification-notices.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
 import type { VerificationNoticeKind } from '../../db/schema.ts';
 import { formatDay } from '../../i18n/format.ts';
@@ -70,4 +70,21 @@ export async function queueVerificationNotice(tx: Executor, mail: MailQueue, c: 
   const ids = await mail.enqueue(tx, [verificationNoticeMail(c.kind, { to, name: target.name, locale, expiresAt: c.expiresAt ?? target.expires_at, reason: c.reason ?? null })]);
   if (ids[0]) await setVerificationNoticeMail(tx, { lawyer_id: c.lawyerId, kind: c.kind, cycle: c.cycle }, ids[0]);
   return ids;
+}
+
+/** A verification email as the operator sees it (`consulta lawyers show`). */
+export interface SentVerificationNotice {
+  kind: VerificationNoticeKind;
+  /** When it was queued (ISO). */
+  at: string;
+  /** The expiry it is about (reminders, expiry) or the event's time. */
+  cycle: string;
+  /** The outbox's state (`queued`, `sent`, `local`, `failed`), or `no_address` when she had none and nothing was written. */
+  delivery: string;
+}
+
+/** The verification emails written for her, oldest first. */
+export async function sentVerificationNotices(db: Executor, lawyerId: string): Promise<SentVerificationNotice[]> {
+  const rows = await listVerificationNoticesOf(db, lawyerId);
+  return rows.map((r) => ({ kind: r.kind, at: r.created_at, cycle: r.cycle, delivery: r.mail_id === null ? 'no_address' : (r.mail_status ?? 'erased') }));
 }

@@ -7,6 +7,8 @@ import type { Consultation } from '../../domain/booking/consultations.service.ts
 import type { PublicReview } from '../../domain/directory/trust.service.ts';
 import { REVIEW_COMMENT_MAX, type ReviewFieldErrors, type ReviewState } from '../../domain/reviews/reviews.service.ts';
 import { formatDay, formatInstant, formatMonth } from '../../i18n/format.ts';
+import { textDirection } from '../../i18n/locales.ts';
+import { languageName } from '../../i18n/reference.ts';
 import type { SiteContext } from '../context.ts';
 import { BackLink, Notice, PostForm } from '../ui/components.tsx';
 import { Layout } from '../ui/layout.tsx';
@@ -145,6 +147,27 @@ export interface ReviewsPaging {
   link: (page: number) => string;
 }
 
+/**
+ * Her answer is her words, quoted, never passed off as the page's text: in another language than
+ * the page's it says which ("Answer from the lawyer's office, in Spanish") and carries its `lang`
+ * and direction, so a screen reader speaks it in its own voice (DESIGN.md §13). When its language
+ * is the page's, or cannot be told, the quote has no `lang` and its direction follows the text.
+ */
+function ReviewAnswer({ ctx, answer, language }: { ctx: SiteContext; answer: string; language: string | null }) {
+  const t = ctx.t.reviews;
+  const foreign = language !== null && language !== ctx.locale ? language : null;
+  return (
+    <div class="review-answer">
+      <p class="meta">
+        <strong>{foreign ? t.answerIn(languageName(ctx.locale, foreign)) : t.answer}</strong>
+      </p>
+      <blockquote class="review-text" lang={foreign ?? undefined} dir={foreign ? textDirection(foreign) : 'auto'}>
+        {answer}
+      </blockquote>
+    </div>
+  );
+}
+
 export function ProfileReviews({ ctx, reviews, reviewCount, paging }: { ctx: SiteContext; reviews: readonly PublicReview[]; reviewCount: number; paging: ReviewsPaging }) {
   const tt = ctx.t.lawyer.trust;
   const t = ctx.t.reviews;
@@ -172,16 +195,7 @@ export function ProfileReviews({ ctx, reviews, reviewCount, paging }: { ctx: Sit
               <p class="review-text" dir="auto">
                 {r.comment && r.comment.trim() !== '' ? r.comment : tt.noComment}
               </p>
-              {r.answer ? (
-                <div class="review-answer">
-                  <p class="meta">
-                    <strong>{t.answer}</strong>
-                  </p>
-                  <p class="review-text" dir="auto">
-                    {r.answer}
-                  </p>
-                </div>
-              ) : null}
+              {r.answer ? <ReviewAnswer ctx={ctx} answer={r.answer} language={r.answerLanguage} /> : null}
               <p class="meta">
                 <a href={`/reviews/${r.id}/report`} rel="nofollow">
                   {t.report}
