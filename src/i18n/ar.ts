@@ -662,14 +662,15 @@ export const ar: PeopleMessages = {
     receipt: {
       subject: (lawyer: string, when: string) => `تم الحجز: استشارتك مع ${lawyer}، ${when}`,
       intro: 'تم تأكيد استشارتك ودفع ثمنها. إليك التفاصيل.',
-      lawyer: 'المحامي',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'المحامية', male: 'المحامي', neutral: 'المحامي أو المحامية' }),
       when: 'الموعد',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}، ${start}–${end} (${zone})`,
       yourWhen: 'بتوقيتك',
       paid: 'المبلغ المدفوع',
-      toLawyer: 'للمحامي',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'للمحامية', male: 'للمحامي', neutral: 'لمكتب المحاماة' }),
       platformShare: (percent: number) => `حصة Consulta (${percent}٪)`,
-      priceNote: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامي.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامية.', male: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامي.', neutral: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب الاستشارة.' }),
       booking: 'حجزك',
       calendar: (file: string) => `مرفقة دعوة تقويم: افتح ${file} لإضافة الاستشارة إلى تقويمك.`,
       reference: 'الرقم المرجعي',
@@ -694,9 +695,11 @@ export const ar: PeopleMessages = {
       description: (lawyer: string, link: string) => `استشارة في قانون الهجرة مع ${lawyer}، محجوزة عبر Consulta.\nحجزك: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `ألغاها المحامي: استشارتك مع ${lawyer}، ${when}`,
-      intro: (lawyer: string) => `ألغى ${lawyer} استشارتك. نعتذر عن الإزعاج.`,
-      lawyer: 'المحامي',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `ألغتها المحامية: استشارتك مع ${lawyer}، ${when}`, male: `ألغاها المحامي: استشارتك مع ${lawyer}، ${when}`, neutral: `ألغاها مكتب المحاماة: استشارتك مع ${lawyer}، ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `ألغت ${lawyer} استشارتك. نعتذر عن الإزعاج.`, male: `ألغى ${lawyer} استشارتك. نعتذر عن الإزعاج.`, neutral: `أُلغيت استشارتك مع ${lawyer}. نعتذر عن الإزعاج.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'المحامية', male: 'المحامي', neutral: 'المحامي أو المحامية' }),
       when: 'الموعد',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}، ${start}–${end} (${zone})`,
       reason: 'السبب المذكور',
@@ -706,7 +709,8 @@ export const ar: PeopleMessages = {
       nothingPaid: 'كانت الاستشارة مجانية: لا يوجد ما يُسترد.',
       filename: 'cancellation.ics',
       calendar: (file: string) => `افتح الملف المرفق ${file} لإزالة الاستشارة من تقويمك.`,
-      unlistedReason: 'لم يعد بإمكان المحامي تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'لم يعد بإمكان المحامية تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.', male: 'لم يعد بإمكان المحامي تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.', neutral: 'لم يعد بإمكان مكتب المحاماة تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.' }),
       rebook: (link: string) => `يمكنك حجز موعد آخر أو محامٍ آخر على ${link}`,
       signature: 'Consulta',
     },

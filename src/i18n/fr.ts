@@ -595,14 +595,15 @@ export const fr = {
     receipt: {
       subject: (lawyer: string, when: string) => `Réservée\u00a0: votre consultation avec ${lawyer}, ${when}`,
       intro: 'Votre consultation est confirmée et payée. En voici les détails.',
-      lawyer: 'Avocate ou avocat',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate', male: 'Avocat', neutral: 'Avocate ou avocat' }),
       when: 'Quand',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'À votre heure',
       paid: 'Vous avez payé',
-      toLawyer: 'Pour le cabinet',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Pour l’avocate', male: 'Pour l’avocat', neutral: 'Pour le cabinet' }),
       platformShare: (percent: number) => `Part de Consulta (${percent}\u00a0%)`,
-      priceNote: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires du cabinet.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires de l’avocate.', male: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires de l’avocat.', neutral: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires du cabinet.' }),
       booking: 'Votre réservation',
       calendar: (file: string) => `Une invitation d’agenda est jointe\u00a0: ouvrez ${file} pour ajouter la consultation à votre agenda.`,
       reference: 'Référence',
@@ -628,9 +629,11 @@ export const fr = {
       description: (lawyer: string, link: string) => `Consultation en droit des étrangers avec ${lawyer}, réservée sur Consulta.\nVotre réservation\u00a0: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Annulée par le cabinet\u00a0: votre consultation avec ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.`,
-      lawyer: 'Cabinet',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Annulée par l’avocate\u00a0: votre consultation avec ${lawyer}, ${when}`, male: `Annulée par l’avocat\u00a0: votre consultation avec ${lawyer}, ${when}`, neutral: `Annulée par le cabinet\u00a0: votre consultation avec ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.`, male: `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.`, neutral: `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate', male: 'Avocat', neutral: 'Cabinet' }),
       when: 'Quand',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Motif indiqué',
@@ -640,7 +643,8 @@ export const fr = {
       nothingPaid: 'La consultation était gratuite\u00a0: il n’y a rien à rembourser.',
       filename: 'annulation.ics',
       calendar: (file: string) => `Ouvrez le fichier joint ${file} pour retirer la consultation de votre agenda.`,
-      unlistedReason: 'Le cabinet ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'L’avocate ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.', male: 'L’avocat ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.', neutral: 'Le cabinet ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.' }),
       rebook: (link: string) => `Vous pouvez réserver un autre créneau ou un autre cabinet sur ${link}`,
       signature: 'Consulta',
     },

@@ -617,14 +617,15 @@ export const ro: PeopleMessages = {
     receipt: {
       subject: (lawyer: string, when: string) => `Rezervat: consultația cu ${lawyer}, ${when}`,
       intro: 'Consultația dumneavoastră este confirmată și plătită. Iată detaliile.',
-      lawyer: 'Avocat(ă)',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată', male: 'Avocat', neutral: 'Avocat(ă)' }),
       when: 'Când',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'La ora dumneavoastră',
       paid: 'Ați plătit',
-      toLawyer: 'Pentru avocat',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Pentru avocată', male: 'Pentru avocat', neutral: 'Pentru cabinet' }),
       platformShare: (percent: number) => `Partea Consulta (${percent} %)`,
-      priceNote: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul avocatului.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul avocatei.', male: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul avocatului.', neutral: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul cabinetului.' }),
       booking: 'Rezervarea dumneavoastră',
       calendar: (file: string) => `Este atașată o invitație de calendar: deschideți ${file} ca să adăugați consultația în calendar.`,
       reference: 'Referință',
@@ -649,9 +650,11 @@ export const ro: PeopleMessages = {
       description: (lawyer: string, link: string) => `Consultație de drept al imigrației cu ${lawyer}, rezervată pe Consulta.\nRezervarea dumneavoastră: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Anulată de avocat: consultația dumneavoastră cu ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`,
-      lawyer: 'Avocat',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Anulată de avocată: consultația dumneavoastră cu ${lawyer}, ${when}`, male: `Anulată de avocat: consultația dumneavoastră cu ${lawyer}, ${when}`, neutral: `Anulată de cabinet: consultația dumneavoastră cu ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`, male: `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`, neutral: `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată', male: 'Avocat', neutral: 'Avocat(ă)' }),
       when: 'Când',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Motivul indicat',
@@ -661,7 +664,8 @@ export const ro: PeopleMessages = {
       nothingPaid: 'Consultația era gratuită: nu este nimic de rambursat.',
       filename: 'anulare.ics',
       calendar: (file: string) => `Deschideți fișierul atașat ${file} pentru a scoate consultația din calendar.`,
-      unlistedReason: 'Avocatul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Avocata nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.', male: 'Avocatul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.', neutral: 'Cabinetul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.' }),
       rebook: (link: string) => `Puteți rezerva altă oră sau alt avocat la ${link}`,
       signature: 'Consulta',
     },

@@ -630,14 +630,15 @@ export const uk: PeopleMessages = {
     receipt: {
       subject: (lawyer: string, when: string) => `Заброньовано: ваша консультація, ${lawyer}, ${when}`,
       intro: 'Вашу консультацію підтверджено й оплачено. Ось подробиці.',
-      lawyer: 'Адвокат(ка)',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатка', male: 'Адвокат', neutral: 'Адвокат(ка)' }),
       when: 'Коли',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'За вашим часом',
       paid: 'Ви сплатили',
-      toLawyer: 'Адвокатові',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатці', male: 'Адвокатові', neutral: 'Адвокатському бюро' }),
       platformShare: (percent: number) => `Частка Consulta (${percent} %)`,
-      priceNote: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару адвоката.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару адвокатки.', male: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару адвоката.', neutral: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару за консультацію.' }),
       booking: 'Ваше бронювання',
       calendar: (file: string) => `До листа додано запрошення до календаря: відкрийте ${file}, щоб додати консультацію до свого календаря.`,
       reference: 'Номер',
@@ -662,9 +663,11 @@ export const uk: PeopleMessages = {
       description: (lawyer: string, link: string) => `Консультація з імміграційного права, ${lawyer}, заброньована через Consulta.\nВаше бронювання: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Скасовано адвокатом: ваша консультація з ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} скасував(ла) вашу консультацію. Просимо вибачення за незручності.`,
-      lawyer: 'Адвокат(ка)',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Скасовано адвокаткою: ваша консультація з ${lawyer}, ${when}`, male: `Скасовано адвокатом: ваша консультація з ${lawyer}, ${when}`, neutral: `Скасовано адвокатським бюро: ваша консультація з ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} скасувала вашу консультацію. Просимо вибачення за незручності.`, male: `${lawyer} скасував вашу консультацію. Просимо вибачення за незручності.`, neutral: `${lawyer}: вашу консультацію скасовано. Просимо вибачення за незручності.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатка', male: 'Адвокат', neutral: 'Адвокат(ка)' }),
       when: 'Коли',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Вказана причина',
@@ -674,7 +677,8 @@ export const uk: PeopleMessages = {
       nothingPaid: 'Консультація була безкоштовною: повертати нічого.',
       filename: 'skasuvannia.ics',
       calendar: (file: string) => `Відкрийте вкладений файл ${file}, щоб прибрати консультацію зі свого календаря.`,
-      unlistedReason: 'Адвокат більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Адвокатка більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.', male: 'Адвокат більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.', neutral: 'Адвокатське бюро більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.' }),
       rebook: (link: string) => `Ви можете забронювати інший час або іншого адвоката тут: ${link}`,
       signature: 'Consulta',
     },
