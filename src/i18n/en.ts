@@ -225,8 +225,9 @@ export const en = {
   bookingPath: {
     lawyerZone: (zone: string) => `lawyer's time: ${zone}`,
     yourZone: (zone: string) => `your time: ${zone}`,
-    timesNote: (zone: string) => `Times are shown in the lawyer's time (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) => byForm(form, { female: `Times are shown in the lawyer's time (${zone}).`, male: `Times are shown in the lawyer's time (${zone}).`, neutral: `Times are shown in the lawyer's time (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`, male: `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`, neutral: `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).` }),
     holdPrefix: (day: string) => `Hold ${day} at `,
     dayAfter: '(+1 day)',
     dayBefore: '(−1 day)',

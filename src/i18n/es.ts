@@ -221,8 +221,9 @@ export const es: Messages = {
   bookingPath: {
     lawyerZone: (zone: string) => `hora del despacho: ${zone}`,
     yourZone: (zone: string) => `en tu zona: ${zone}`,
-    timesNote: (zone: string) => `Las horas son las del despacho (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) => byForm(form, { female: `Las horas son las del despacho (${zone}).`, male: `Las horas son las del despacho (${zone}).`, neutral: `Las horas son las del despacho (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`, male: `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`, neutral: `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).` }),
     holdPrefix: (day: string) => `Apartar el ${day} a las `,
     dayAfter: '(+1 día)',
     dayBefore: '(−1 día)',

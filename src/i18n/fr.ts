@@ -230,8 +230,9 @@ export const fr = {
   bookingPath: {
     lawyerZone: (zone: string) => `heure du cabinet\u00a0: ${zone}`,
     yourZone: (zone: string) => `votre heure\u00a0: ${zone}`,
-    timesNote: (zone: string) => `Les horaires sont indiqués à l’heure du cabinet (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) => byForm(form, { female: `Les horaires sont indiqués à l’heure du cabinet (${zone}).`, male: `Les horaires sont indiqués à l’heure du cabinet (${zone}).`, neutral: `Les horaires sont indiqués à l’heure du cabinet (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).`, male: `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).`, neutral: `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).` }),
     holdPrefix: (day: string) => `Réserver le ${day} à `,
     dayAfter: '(+1 jour)',
     dayBefore: '(−1 jour)',
@@ -578,13 +579,13 @@ export const fr = {
   lawyerMail: {
     hello: (name: string) => `Bonjour ${name},`,
     signature: 'L’équipe Consulta',
-    fromLawyer: 'De l’avocat(e), tel qu’écrit',
-    fromLawyerIn: (language: string) => `De l’avocat(e), en ${language}, tel qu’écrit`,
-    verified: { subject: 'Vous êtes vérifié(e) sur Consulta', text: (until: string) => `Nous avons vérifié votre inscription au barreau : vous apparaissez désormais sur Consulta et les personnes peuvent réserver avec vous. La vérification est valable jusqu’au ${until} ; nous vous préviendrons avant.` },
-    refused: { subject: 'Votre demande sur Consulta', text: 'Nous avons examiné votre demande et ne pouvons pas la vérifier pour l’instant. Le motif :', todo: 'Si vous pouvez l’éclaircir, répondez à cet e-mail et nous l’examinerons de nouveau.' },
-    expires: { subject: (date: string) => `Votre vérification sur Consulta expire le ${date}`, text: (date: string) => `Votre vérification expire le ${date}. Ce jour-là, vous n’apparaîtrez plus et vos consultations suivantes seront annulées.`, todo: 'Que faire : répondez à cet e-mail en confirmant votre numéro d’inscription ; nous le vérifierons de nouveau dans le registre et auprès de votre barreau.' },
-    expired: { subject: 'Votre vérification sur Consulta a expiré', text: 'Votre vérification a expiré : vous n’apparaissez plus sur Consulta et vos consultations suivantes ont été annulées et remboursées.', todo: 'Que faire : répondez à cet e-mail et nous vous vérifierons de nouveau.' },
-    suspended: { subject: 'Votre profil sur Consulta est suspendu', text: 'Nous avons suspendu votre profil : vous n’apparaissez plus et vos consultations à venir ont été annulées et remboursées. Le motif :', todo: 'Si vous souhaitez l’éclaircir, répondez à cet e-mail.' },
+    fromLawyer: 'Du cabinet, tel qu’écrit',
+    fromLawyerIn: (language: string) => `Du cabinet, en ${language}, tel qu’écrit`,
+    verified: { subject: 'Vous êtes vérifié(e) sur Consulta', text: (until: string) => `Nous avons vérifié votre inscription au barreau\u00a0: vous apparaissez désormais sur Consulta et les personnes peuvent réserver avec vous. La vérification est valable jusqu’au ${until}\u00a0; nous vous préviendrons avant.` },
+    refused: { subject: 'Votre demande sur Consulta', text: 'Nous avons examiné votre demande et ne pouvons pas la vérifier pour l’instant. Le motif\u00a0:', todo: 'Si vous pouvez l’éclaircir, répondez à cet e-mail et nous l’examinerons de nouveau.' },
+    expires: { subject: (date: string) => `Votre vérification sur Consulta expire le ${date}`, text: (date: string) => `Votre vérification expire le ${date}. Ce jour-là, vous n’apparaîtrez plus et vos consultations suivantes seront annulées.`, todo: 'Que faire\u00a0: répondez à cet e-mail en confirmant votre numéro d’inscription\u00a0; nous le vérifierons de nouveau dans le registre et auprès de votre barreau.' },
+    expired: { subject: 'Votre vérification sur Consulta a expiré', text: 'Votre vérification a expiré\u00a0: vous n’apparaissez plus sur Consulta et vos consultations suivantes ont été annulées et remboursées.', todo: 'Que faire\u00a0: répondez à cet e-mail et nous vous vérifierons de nouveau.' },
+    suspended: { subject: 'Votre profil sur Consulta est suspendu', text: 'Nous avons suspendu votre profil\u00a0: vous n’apparaissez plus et vos consultations à venir ont été annulées et remboursées. Le motif\u00a0:', todo: 'Si vous souhaitez l’éclaircir, répondez à cet e-mail.' },
   },
   mail: {
     signIn: {
@@ -783,7 +784,7 @@ export const fr = {
   policy: {
     title: 'Conditions d’annulation',
     summary: 'Annulation gratuite jusqu’à 24 heures avant le début, avec remboursement intégral. Ensuite, aucun remboursement, sauf si l’avocate ou l’avocat décide de rembourser.',
-    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début, deux fois au plus ; le paiement est conservé.',
+    move: 'Vous pouvez la déplacer vers un autre créneau libre du même cabinet jusqu’à 24 heures avant le début, deux fois au plus\u00a0; le paiement est conservé.',
     freeUntil: (when: string) => `Annulation gratuite jusqu’au ${when}.`,
     late: 'Elle commence dans moins de 24 heures : si vous annulez maintenant, le montant ne vous sera pas remboursé.',
   },

@@ -15,6 +15,7 @@ import { quote } from '../../domain/booking/quote.ts';
 import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
 import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
 import { BookingScript, otherZone, ZoneChooser } from '../booking/zone.tsx';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 
 export interface BookPageProps {
   ctx: SiteContext;
@@ -28,9 +29,11 @@ export interface BookPageProps {
   dayLink: (date: string) => string;
   prev: string | null;
   next: string | null;
+  /** How she is named (her trust facts): "the lawyer's time" in her form; neutral when unknown. */
+  formOfAddress?: FormOfAddress | null;
 }
 
-export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next }: BookPageProps) {
+export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next, formOfAddress = null }: BookPageProps) {
   const { t } = ctx;
   const b = t.bookingPath;
   // The visitor's zone, when it shows other wall-clock times than the lawyer's in this window.
@@ -54,7 +57,7 @@ export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, 
         <span class="price">{euros(a.consultation_fee_cents, ctx.locale)}</span> {t.lawyer.perConsultation} · <a href={`/lawyers/${a.lawyer_id}`}>{t.book.profile}</a>
       </p>
       <OfferSummary ctx={ctx} minutes={a.consultation_minutes} formats={a.formats} quote={quote(a)} />
-      <p class="meta">{yours ? b.timesNoteBoth(zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(zoneName(a.timezone, ctx.locale))}</p>
+      <p class="meta">{yours ? b.timesNoteBoth(formOfAddress, zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(formOfAddress, zoneName(a.timezone, ctx.locale))}</p>
       <ZoneChooser ctx={ctx} lawyerZone={a.timezone} reload={notice !== 'taken'} />
       {notice === 'taken' ? (
         <Notice kind="warn" role="alert">
