@@ -11,8 +11,10 @@
  *   "Arraigo social", "Código de Comercio"), in brackets after an Arabic explanation where a
  *   person needs one: those are the words on their documents and at the office.
  * - The person is addressed in the second person with neutral wording where Arabic allows it
- *   (verbal nouns: «اختيار موعد», «يُرجى إدخال…»); "the lawyer" is «المحامي» as the generic term,
- *   and the lawyer's side is «مكتب المحاماة» where that reads as naturally.
+ *   (verbal nouns: «اختيار موعد», «يُرجى إدخال…»). A particular lawyer is named in her form of
+ *   address where the page or email knows it («المحامية» / «المحامي», byForm), else neutrally:
+ *   «المحامي أو المحامية» in labels, «مكتب المحاماة» / «المكتب» in sentences — never «المحامي» for
+ *   someone who did not choose it. Lawyers in general (search, help pages) stay «محامٍ / المحامون».
  * - Counts by the Arabic plural rules (zero, one, two, few, many, other) through `counter('ar')`.
  */
 import type { PeopleMessages } from './index.ts';
@@ -236,11 +238,11 @@ export const ar: PeopleMessages = {
     until: (time: string) => `محجوز لك حتى ${time}`,
     priceCaption: 'تفاصيل السعر',
     youPay: 'تدفع',
-    toLawyer: 'للمحامي',
+    toLawyer: 'لمكتب المحاماة',
     platformShare: (percent: number) => `حصة Consulta (${percent}٪)`,
-    priceNote: 'السعر الذي تراه هو الإجمالي: لا يُضاف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامي.',
+    priceNote: 'السعر الذي تراه هو الإجمالي: لا يُضاف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب الاستشارة.',
     confirmed: 'تم التأكيد والدفع.',
-    confirmedNext: 'أرسلنا إليك بالبريد الإلكتروني إيصالًا مع دعوة تقويم. وقد أُبلغ المحامي.',
+    confirmedNext: 'أرسلنا إليك بالبريد الإلكتروني إيصالًا مع دعوة تقويم. وقد أُبلغ مكتب المحاماة.',
     seeConsultation: 'عرضها في «استشاراتي»',
     expired: 'انتهت مدة حجز هذا الموعد وأصبح متاحًا لغيرك. لم يُخصم أي مبلغ.',
     voided: 'انتهت مدة الحجز قبل إتمام الدفع. لم يُخصم أي مبلغ من بطاقتك: أُلغي التفويض.',
@@ -282,10 +284,12 @@ export const ar: PeopleMessages = {
     },
   },
   bookingPath: {
-    lawyerZone: (zone: string) => `توقيت المحامي: ${zone}`,
+    lawyerZone: (zone: string) => `توقيت مكتب المحاماة: ${zone}`,
     yourZone: (zone: string) => `توقيتك: ${zone}`,
-    timesNote: (zone: string) => `المواعيد معروضة بتوقيت المحامي (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `كل موعد بتوقيت المحامي (${lawyer})؛ وتحته اللحظة نفسها بتوقيتك (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) =>
+      byForm(form, { female: `المواعيد معروضة بتوقيت المحامية (${zone}).`, male: `المواعيد معروضة بتوقيت المحامي (${zone}).`, neutral: `المواعيد معروضة بتوقيت مكتب المحاماة (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `كل موعد بتوقيت المحامية (${lawyer})؛ وتحته اللحظة نفسها بتوقيتك (${yours}).`, male: `كل موعد بتوقيت المحامي (${lawyer})؛ وتحته اللحظة نفسها بتوقيتك (${yours}).`, neutral: `كل موعد بتوقيت مكتب المحاماة (${lawyer})؛ وتحته اللحظة نفسها بتوقيتك (${yours}).` }),
     holdPrefix: (day: string) => `حجز ${day} الساعة `,
     dayAfter: '(اليوم التالي)',
     dayBefore: '(اليوم السابق)',
@@ -404,7 +408,7 @@ export const ar: PeopleMessages = {
   account: {
     state: {
       label: 'الحالة',
-      cancelledByLawyer: 'ألغاها المحامي',
+      cancelledByLawyer: 'ألغاها مكتب المحاماة',
       cancelled: 'ملغاة',
       moved: 'نُقلت إلى موعد آخر',
       held: 'تمت',
@@ -675,8 +679,8 @@ export const ar: PeopleMessages = {
   lawyerMail: {
     hello: (name: string) => `مرحبًا ${name}،`,
     signature: 'فريق Consulta',
-    fromLawyer: 'من المحامي، كما كتبه',
-    fromLawyerIn: (language: string) => `من المحامي، باللغة ${language}، كما كتبه`,
+    fromLawyer: 'من مكتب المحاماة، كما كتبه',
+    fromLawyerIn: (language: string) => `من مكتب المحاماة، باللغة ${language}، كما كتبه`,
     verified: { subject: 'تم التحقق منك على Consulta', text: (until: string) => `تحققنا من قيدك في نقابة المحامين: أنت الآن ظاهر على Consulta ويمكن للناس الحجز معك. يسري التحقق حتى ${until}، وسنذكّرك قبل ذلك.` },
     refused: { subject: 'طلبك على Consulta', text: 'راجعنا طلبك ولا يمكننا التحقق منه حاليًا. السبب:', todo: 'إذا كان بإمكانك توضيح ذلك، فرُدّ على هذه الرسالة وسنراجعه مرة أخرى.' },
     expires: { subject: (date: string) => `ينتهي التحقق منك على Consulta في ${date}`, text: (date: string) => `ينتهي التحقق منك في ${date}. في ذلك اليوم لن تظهر بعد الآن، وستُلغى استشاراتك اللاحقة.`, todo: 'ما العمل: رُدّ على هذه الرسالة مؤكدًا رقم قيدك، وسنتحقق منه مجددًا في السجل العام ولدى نقابتك.' },
@@ -692,14 +696,15 @@ export const ar: PeopleMessages = {
     receipt: {
       subject: (lawyer: string, when: string) => `تم الحجز: استشارتك مع ${lawyer}، ${when}`,
       intro: 'تم تأكيد استشارتك ودفع ثمنها. إليك التفاصيل.',
-      lawyer: 'المحامي',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'المحامية', male: 'المحامي', neutral: 'المحامي أو المحامية' }),
       when: 'الموعد',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}، ${start}–${end} (${zone})`,
       yourWhen: 'بتوقيتك',
       paid: 'المبلغ المدفوع',
-      toLawyer: 'للمحامي',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'للمحامية', male: 'للمحامي', neutral: 'لمكتب المحاماة' }),
       platformShare: (percent: number) => `حصة Consulta (${percent}٪)`,
-      priceNote: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامي.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامية.', male: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب المحامي.', neutral: 'هذا هو الإجمالي: لم يُضف إليه شيء عند الدفع. تُقتطع حصة Consulta من أتعاب الاستشارة.' }),
       booking: 'حجزك',
       calendar: (file: string) => `مرفقة دعوة تقويم: افتح ${file} لإضافة الاستشارة إلى تقويمك.`,
       reference: 'الرقم المرجعي',
@@ -724,9 +729,11 @@ export const ar: PeopleMessages = {
       description: (lawyer: string, link: string) => `استشارة في قانون الهجرة مع ${lawyer}، محجوزة عبر Consulta.\nحجزك: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `ألغاها المحامي: استشارتك مع ${lawyer}، ${when}`,
-      intro: (lawyer: string) => `ألغى ${lawyer} استشارتك. نعتذر عن الإزعاج.`,
-      lawyer: 'المحامي',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `ألغتها المحامية: استشارتك مع ${lawyer}، ${when}`, male: `ألغاها المحامي: استشارتك مع ${lawyer}، ${when}`, neutral: `ألغاها مكتب المحاماة: استشارتك مع ${lawyer}، ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `ألغت ${lawyer} استشارتك. نعتذر عن الإزعاج.`, male: `ألغى ${lawyer} استشارتك. نعتذر عن الإزعاج.`, neutral: `أُلغيت استشارتك مع ${lawyer}. نعتذر عن الإزعاج.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'المحامية', male: 'المحامي', neutral: 'المحامي أو المحامية' }),
       when: 'الموعد',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}، ${start}–${end} (${zone})`,
       reason: 'السبب المذكور',
@@ -736,7 +743,8 @@ export const ar: PeopleMessages = {
       nothingPaid: 'كانت الاستشارة مجانية: لا يوجد ما يُسترد.',
       filename: 'cancellation.ics',
       calendar: (file: string) => `افتح الملف المرفق ${file} لإزالة الاستشارة من تقويمك.`,
-      unlistedReason: 'لم يعد بإمكان المحامي تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'لم يعد بإمكان المحامية تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.', male: 'لم يعد بإمكان المحامي تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.', neutral: 'لم يعد بإمكان مكتب المحاماة تقديم الاستشارات على Consulta، لذلك لا يمكن عقد هذه الاستشارة.' }),
       rebook: (link: string) => `يمكنك حجز موعد آخر أو محامٍ آخر على ${link}`,
       signature: 'Consulta',
     },
@@ -878,7 +886,7 @@ export const ar: PeopleMessages = {
   policy: {
     title: 'سياسة الإلغاء',
     summary: 'الإلغاء مجاني حتى 24 ساعة قبل البدء، مع استرداد المبلغ كاملًا. بعد ذلك لا يوجد استرداد، إلا إذا قرر المحامي أو المحامية إعادة المبلغ.',
-    move: 'يمكنك نقلها إلى وقت متاح آخر لدى المحامي نفسه حتى 24 ساعة قبل البدء، مرتين على الأكثر، ويبقى الدفع كما هو.',
+    move: 'يمكنك نقلها إلى وقت متاح آخر لدى مكتب المحاماة نفسه حتى 24 ساعة قبل البدء، مرتين على الأكثر، ويبقى الدفع كما هو.',
     freeUntil: (when: string) => `الإلغاء مجاني حتى ${when}.`,
     late: 'تبدأ بعد أقل من 24 ساعة: إذا ألغيت الآن فلن يُعاد إليك المبلغ.',
   },
@@ -889,11 +897,11 @@ export const ar: PeopleMessages = {
     length: (minutes: number) => `${minutes} دقيقة`,
     formatLabel: 'الطريقة',
     formatLegend: 'كيف تريد إجراء الاستشارة؟',
-    formats: { video: 'مكالمة فيديو', phone: 'مكالمة هاتفية', in_person: 'حضوريًا في مكتب المحامي' },
+    formats: { video: 'مكالمة فيديو', phone: 'مكالمة هاتفية', in_person: 'حضوريًا في مكتب المحاماة' },
     onlyFormat: 'الطريقة الوحيدة التي يقدمها هذا المكتب',
     phone: 'رقم هاتفك',
     phoneHint: 'للمكالمة الهاتفية: يتصل بك المكتب على هذا الرقم. بدون رمز البلد يُعتبر رقمًا إسبانيًا (612 345 678 أو ‎+212 612 345 678).',
-    note: 'ملاحظة للمحامي (اختيارية)',
+    note: 'ملاحظة للمكتب (اختيارية)',
     noteHint: (max: number) => `ما موضوع سؤالك؟ حتى ${max} حرف؛ لا يقرؤها إلا المكتب.`,
     continue: (price: string) => `المتابعة إلى الدفع (${price})`,
     chooseFirst: 'اختر طريقة إجراء الاستشارة ثم تابع إلى الدفع.',
@@ -905,7 +913,7 @@ export const ar: PeopleMessages = {
       phone_invalid: 'رقم الهاتف هذا غير صالح. تحقق منه وأضف رمز البلد إن لم يكن إسبانيًا (‎+44… أو ‎+212…).',
       note_too_long: (max: number) => `الملاحظة طويلة جدًا: ${max} حرف على الأكثر.`,
     },
-    noteLabel: 'ملاحظتك للمحامي',
+    noteLabel: 'ملاحظتك للمكتب',
     phoneLabel: 'رقمك',
     breakdown: 'السعر',
     nextHeading: 'ماذا يحدث بعد ذلك',
@@ -915,7 +923,7 @@ export const ar: PeopleMessages = {
     videoMail: (url: string) => `ادخل إلى مكالمة الفيديو في موعد الاستشارة: ${url}`,
     nextPhone: (phone: string) => `يتصل بك المكتب على الرقم ${phone} في موعد الاستشارة.`,
     nextPhoneNone: 'يتصل بك المكتب في موعد الاستشارة، ويكتب إليك بالبريد الإلكتروني ليطلب رقمك.',
-    nextInPerson: (address: string) => `في مكتب المحامي: ${address}.`,
+    nextInPerson: (address: string) => `في مكتب المحاماة: ${address}.`,
     map: 'عرض العنوان على الخريطة (OpenStreetMap)',
     nextUnknown: 'يكتب إليك المكتب بالبريد الإلكتروني للاتفاق على طريقة اللقاء.',
     reference: 'مرجع الحجز',
@@ -977,7 +985,7 @@ export const ar: PeopleMessages = {
     changed: 'تغيّر شيء ما أثناء قراءتك. اقرأ مجددًا ما سيحدث الآن، ثم أكّد.',
     cancelled: 'أُلغيت استشارتك. أرسلنا إليك رسالة بالبريد الإلكتروني.',
     moved: 'لاستشارتك موعد جديد. أرسلنا إليك وإلى المحامي أو المحامية دعوة تقويم محدَّثة.',
-    moveIntro: 'اختر وقتًا متاحًا آخر لدى المحامي نفسه. يبقى الدفع كما هو، وتصلك أنت والمحامي أو المحامية دعوة تقويم محدَّثة.',
+    moveIntro: 'اختر وقتًا متاحًا آخر لدى مكتب المحاماة نفسه. يبقى الدفع كما هو، وتصلك أنت والمحامي أو المحامية دعوة تقويم محدَّثة.',
     moveTo: (day: string, time: string) => `نقلها إلى ${day}، ${time}`,
     taken: 'حُجز هذا الوقت للتو أو لم يعد متاحًا. تبقى استشارتك في موعدها؛ اختر وقتًا آخر.',
     noTimes: 'لا توجد أوقات متاحة هذا الأسبوع.',
@@ -1118,8 +1126,8 @@ export const ar: PeopleMessages = {
       `يمكنك حجز موعد مع محامٍ آخر بعد ${count(minutes, { zero: '# دقيقة', one: 'دقيقة واحدة', two: 'دقيقتين', few: '# دقائق', many: '# دقيقة', other: '# دقيقة' })}.`,
     backToSearch: 'العودة إلى البحث',
     chooseAnother: 'اختيار موعد آخر',
-    chooseAnotherHint: 'يُلغي الاحتفاظ بهذا الموعد ليتمكن غيرك من حجزه، ويعرض لك من جديد المواعيد المتاحة لدى هذا المحامي.',
-    replaced: 'أُلغي موعدك السابق مع هذا المحامي: هذا هو الموعد الذي نحتفظ لك به الآن.',
+    chooseAnotherHint: 'يُلغي الاحتفاظ بهذا الموعد ليتمكن غيرك من حجزه، ويعرض لك من جديد المواعيد المتاحة لدى هذا المكتب.',
+    replaced: 'أُلغي موعدك السابق مع هذا المكتب: هذا هو الموعد الذي نحتفظ لك به الآن.',
     keptTaken: 'حجز شخص آخر للتوّ الموعد الذي اخترته. ما زلنا نحتفظ لك بموعدك السابق أدناه.',
     paying: 'هناك عملية دفع جارية لهذا الموعد، لذا لا يمكن إلغاؤه الآن.',
   },

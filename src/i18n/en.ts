@@ -255,8 +255,9 @@ export const en = {
   bookingPath: {
     lawyerZone: (zone: string) => `lawyer's time: ${zone}`,
     yourZone: (zone: string) => `your time: ${zone}`,
-    timesNote: (zone: string) => `Times are shown in the lawyer's time (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) => byForm(form, { female: `Times are shown in the lawyer's time (${zone}).`, male: `Times are shown in the lawyer's time (${zone}).`, neutral: `Times are shown in the lawyer's time (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`, male: `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).`, neutral: `Each time is the lawyer's (${lawyer}); below it, the same moment in your time (${yours}).` }),
     holdPrefix: (day: string) => `Hold ${day} at `,
     dayAfter: '(+1 day)',
     dayBefore: '(−1 day)',
@@ -1393,14 +1394,15 @@ export const en = {
     receipt: {
       subject: (lawyer: string, when: string) => `Booked: your consultation with ${lawyer}, ${when}`,
       intro: 'Your consultation is confirmed and paid. Here are the details.',
-      lawyer: 'Lawyer',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Lawyer', male: 'Lawyer', neutral: 'Lawyer' }),
       when: 'When',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'In your time',
       paid: 'You paid',
-      toLawyer: 'For the lawyer',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'For the lawyer', male: 'For the lawyer', neutral: 'For the lawyer' }),
       platformShare: (percent: number) => `Consulta's share (${percent} %)`,
-      priceNote: 'This is the total: nothing was added at payment. Consulta\'s share is taken from the lawyer\'s fee.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: `This is the total: nothing was added at payment. Consulta's share is taken from the lawyer's fee.`, male: `This is the total: nothing was added at payment. Consulta's share is taken from the lawyer's fee.`, neutral: `This is the total: nothing was added at payment. Consulta's share is taken from the lawyer's fee.` }),
       booking: 'Your booking',
       calendar: (file: string) => `A calendar invitation is attached: open ${file} to add the consultation to your calendar.`,
       reference: 'Reference',
@@ -1428,9 +1430,11 @@ export const en = {
     },
     /** To the person when the lawyer cancels (issue 18, item 6), with a METHOD:CANCEL .ics. */
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Cancelled by the lawyer: your consultation with ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} has cancelled your consultation. We are sorry for the trouble.`,
-      lawyer: 'Lawyer',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Cancelled by the lawyer: your consultation with ${lawyer}, ${when}`, male: `Cancelled by the lawyer: your consultation with ${lawyer}, ${when}`, neutral: `Cancelled by the lawyer: your consultation with ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} has cancelled your consultation. We are sorry for the trouble.`, male: `${lawyer} has cancelled your consultation. We are sorry for the trouble.`, neutral: `${lawyer} has cancelled your consultation. We are sorry for the trouble.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Lawyer', male: 'Lawyer', neutral: 'Lawyer' }),
       when: 'When',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Reason given',
@@ -1441,7 +1445,8 @@ export const en = {
       filename: 'cancellation.ics',
       calendar: (file: string) => `Open the attached ${file} to remove the consultation from your calendar.`,
       /** The reason given when she is suspended or her verification expires (she can no longer hold it). */
-      unlistedReason: 'The lawyer can no longer take consultations on Consulta, so this one cannot go ahead.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'The lawyer can no longer take consultations on Consulta, so this one cannot go ahead.', male: 'The lawyer can no longer take consultations on Consulta, so this one cannot go ahead.', neutral: 'The lawyer can no longer take consultations on Consulta, so this one cannot go ahead.' }),
       rebook: (link: string) => `You can book another time or another lawyer at ${link}`,
       signature: 'Consulta',
     },

@@ -251,8 +251,9 @@ export const es: Messages = {
   bookingPath: {
     lawyerZone: (zone: string) => `hora del despacho: ${zone}`,
     yourZone: (zone: string) => `en tu zona: ${zone}`,
-    timesNote: (zone: string) => `Las horas son las del despacho (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) => byForm(form, { female: `Las horas son las del despacho (${zone}).`, male: `Las horas son las del despacho (${zone}).`, neutral: `Las horas son las del despacho (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`, male: `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).`, neutral: `Cada hora es la del despacho (${lawyer}); debajo, el mismo momento en tu zona (${yours}).` }),
     holdPrefix: (day: string) => `Apartar el ${day} a las `,
     dayAfter: '(+1 día)',
     dayBefore: '(−1 día)',
@@ -1368,14 +1369,15 @@ export const es: Messages = {
     receipt: {
       subject: (lawyer: string, when: string) => `Reservada: tu consulta con ${lawyer}, ${when}`,
       intro: 'Tu consulta está confirmada y pagada. Estos son los detalles.',
-      lawyer: 'Abogado/a',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Abogada', male: 'Abogado', neutral: 'Abogado/a' }),
       when: 'Cuándo',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'En tu hora',
       paid: 'Has pagado',
-      toLawyer: 'Para el despacho',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Para la abogada', male: 'Para el abogado', neutral: 'Para el despacho' }),
       platformShare: (percent: number) => `Parte de Consulta (${percent} %)`,
-      priceNote: 'Es el total: no se añadió nada al pagar. La parte de Consulta sale de los honorarios del despacho.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Es el total: no se añadió nada al pagar. La parte de Consulta sale de los honorarios de la abogada.', male: 'Es el total: no se añadió nada al pagar. La parte de Consulta sale de los honorarios del abogado.', neutral: 'Es el total: no se añadió nada al pagar. La parte de Consulta sale de los honorarios del despacho.' }),
       booking: 'Tu reserva',
       calendar: (file: string) => `Adjuntamos una invitación de calendario: abre ${file} para añadir la consulta a tu calendario.`,
       reference: 'Referencia',
@@ -1400,9 +1402,11 @@ export const es: Messages = {
       description: (lawyer: string, link: string) => `Consulta de extranjería con ${lawyer}, reservada en Consulta.\nTu reserva: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Cancelada por el despacho: tu consulta con ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} ha cancelado tu consulta. Sentimos las molestias.`,
-      lawyer: 'Abogado/a',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Cancelada por la abogada: tu consulta con ${lawyer}, ${when}`, male: `Cancelada por el abogado: tu consulta con ${lawyer}, ${when}`, neutral: `Cancelada por el despacho: tu consulta con ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} ha cancelado tu consulta. Sentimos las molestias.`, male: `${lawyer} ha cancelado tu consulta. Sentimos las molestias.`, neutral: `${lawyer} ha cancelado tu consulta. Sentimos las molestias.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Abogada', male: 'Abogado', neutral: 'Abogado/a' }),
       when: 'Cuándo',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Motivo indicado',
@@ -1412,7 +1416,8 @@ export const es: Messages = {
       nothingPaid: 'La consulta era gratuita: no hay nada que reembolsar.',
       filename: 'cancelacion.ics',
       calendar: (file: string) => `Abre el archivo adjunto ${file} para quitar la consulta de tu calendario.`,
-      unlistedReason: 'El despacho ya no puede atender consultas en Consulta, así que esta no puede celebrarse.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'La abogada ya no puede atender consultas en Consulta, así que esta no puede celebrarse.', male: 'El abogado ya no puede atender consultas en Consulta, así que esta no puede celebrarse.', neutral: 'El despacho ya no puede atender consultas en Consulta, así que esta no puede celebrarse.' }),
       rebook: (link: string) => `Puedes reservar otra hora u otro despacho en ${link}`,
       signature: 'Consulta',
     },

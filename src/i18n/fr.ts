@@ -260,8 +260,9 @@ export const fr = {
   bookingPath: {
     lawyerZone: (zone: string) => `heure du cabinet\u00a0: ${zone}`,
     yourZone: (zone: string) => `votre heure\u00a0: ${zone}`,
-    timesNote: (zone: string) => `Les horaires sont indiqués à l’heure du cabinet (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) => byForm(form, { female: `Les horaires sont indiqués à l’heure du cabinet (${zone}).`, male: `Les horaires sont indiqués à l’heure du cabinet (${zone}).`, neutral: `Les horaires sont indiqués à l’heure du cabinet (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, { female: `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).`, male: `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).`, neutral: `Chaque horaire est celui du cabinet (${lawyer})\u00a0; en dessous, le même moment à votre heure (${yours}).` }),
     holdPrefix: (day: string) => `Réserver le ${day} à `,
     dayAfter: '(+1 jour)',
     dayBefore: '(−1 jour)',
@@ -608,13 +609,13 @@ export const fr = {
   lawyerMail: {
     hello: (name: string) => `Bonjour ${name},`,
     signature: 'L’équipe Consulta',
-    fromLawyer: 'Écrit par l’avocate ou l’avocat, tel quel',
-    fromLawyerIn: (language: string) => `Écrit par l’avocate ou l’avocat, en ${language}, tel quel`,
+    fromLawyer: 'Du cabinet, tel qu’écrit',
+    fromLawyerIn: (language: string) => `Du cabinet, en ${language}, tel qu’écrit`,
     verified: { subject: 'Vous êtes vérifié(e) sur Consulta', text: (until: string) => `Nous avons vérifié votre inscription au barreau\u00a0: vous apparaissez désormais sur Consulta et les personnes peuvent réserver avec vous. La vérification est valable jusqu’au ${until}\u00a0; nous vous préviendrons avant.` },
-    refused: { subject: 'Votre demande sur Consulta', text: 'Nous avons examiné votre demande et ne pouvons pas la vérifier pour l’instant. Le motif :', todo: 'Si vous pouvez l’éclaircir, répondez à cet e-mail et nous l’examinerons de nouveau.' },
-    expires: { subject: (date: string) => `Votre vérification sur Consulta expire le ${date}`, text: (date: string) => `Votre vérification expire le ${date}. Ce jour-là, vous n’apparaîtrez plus et vos consultations suivantes seront annulées.`, todo: 'Que faire : répondez à cet e-mail en confirmant votre numéro d’inscription ; nous le vérifierons de nouveau dans le registre et auprès de votre barreau.' },
-    expired: { subject: 'Votre vérification sur Consulta a expiré', text: 'Votre vérification a expiré : vous n’apparaissez plus sur Consulta et vos consultations suivantes ont été annulées et remboursées.', todo: 'Que faire : répondez à cet e-mail et nous vous vérifierons de nouveau.' },
-    suspended: { subject: 'Votre profil sur Consulta est suspendu', text: 'Nous avons suspendu votre profil : vous n’apparaissez plus et vos consultations à venir ont été annulées et remboursées. Le motif :', todo: 'Si vous souhaitez l’éclaircir, répondez à cet e-mail.' },
+    refused: { subject: 'Votre demande sur Consulta', text: 'Nous avons examiné votre demande et ne pouvons pas la vérifier pour l’instant. Le motif\u00a0:', todo: 'Si vous pouvez l’éclaircir, répondez à cet e-mail et nous l’examinerons de nouveau.' },
+    expires: { subject: (date: string) => `Votre vérification sur Consulta expire le ${date}`, text: (date: string) => `Votre vérification expire le ${date}. Ce jour-là, vous n’apparaîtrez plus et vos consultations suivantes seront annulées.`, todo: 'Que faire\u00a0: répondez à cet e-mail en confirmant votre numéro d’inscription\u00a0; nous le vérifierons de nouveau dans le registre et auprès de votre barreau.' },
+    expired: { subject: 'Votre vérification sur Consulta a expiré', text: 'Votre vérification a expiré\u00a0: vous n’apparaissez plus sur Consulta et vos consultations suivantes ont été annulées et remboursées.', todo: 'Que faire\u00a0: répondez à cet e-mail et nous vous vérifierons de nouveau.' },
+    suspended: { subject: 'Votre profil sur Consulta est suspendu', text: 'Nous avons suspendu votre profil\u00a0: vous n’apparaissez plus et vos consultations à venir ont été annulées et remboursées. Le motif\u00a0:', todo: 'Si vous souhaitez l’éclaircir, répondez à cet e-mail.' },
   },
   mail: {
     signIn: {
@@ -625,14 +626,15 @@ export const fr = {
     receipt: {
       subject: (lawyer: string, when: string) => `Réservée\u00a0: votre consultation avec ${lawyer}, ${when}`,
       intro: 'Votre consultation est confirmée et payée. En voici les détails.',
-      lawyer: 'Avocate ou avocat',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate', male: 'Avocat', neutral: 'Avocate ou avocat' }),
       when: 'Quand',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'À votre heure',
       paid: 'Vous avez payé',
-      toLawyer: 'Pour le cabinet',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Pour l’avocate', male: 'Pour l’avocat', neutral: 'Pour le cabinet' }),
       platformShare: (percent: number) => `Part de Consulta (${percent}\u00a0%)`,
-      priceNote: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires du cabinet.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires de l’avocate.', male: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires de l’avocat.', neutral: 'C’est le total\u00a0: rien n’a été ajouté au paiement. La part de Consulta est prélevée sur les honoraires du cabinet.' }),
       booking: 'Votre réservation',
       calendar: (file: string) => `Une invitation d’agenda est jointe\u00a0: ouvrez ${file} pour ajouter la consultation à votre agenda.`,
       reference: 'Référence',
@@ -658,9 +660,11 @@ export const fr = {
       description: (lawyer: string, link: string) => `Consultation en droit des étrangers avec ${lawyer}, réservée sur Consulta.\nVotre réservation\u00a0: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Annulée par le cabinet\u00a0: votre consultation avec ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.`,
-      lawyer: 'Cabinet',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Annulée par l’avocate\u00a0: votre consultation avec ${lawyer}, ${when}`, male: `Annulée par l’avocat\u00a0: votre consultation avec ${lawyer}, ${when}`, neutral: `Annulée par le cabinet\u00a0: votre consultation avec ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.`, male: `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.`, neutral: `${lawyer} a annulé votre consultation. Nous sommes désolés pour ce contretemps.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocate', male: 'Avocat', neutral: 'Cabinet' }),
       when: 'Quand',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Motif indiqué',
@@ -670,7 +674,8 @@ export const fr = {
       nothingPaid: 'La consultation était gratuite\u00a0: il n’y a rien à rembourser.',
       filename: 'annulation.ics',
       calendar: (file: string) => `Ouvrez le fichier joint ${file} pour retirer la consultation de votre agenda.`,
-      unlistedReason: 'Le cabinet ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'L’avocate ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.', male: 'L’avocat ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.', neutral: 'Le cabinet ne peut plus assurer de consultations sur Consulta\u00a0: celle-ci ne peut donc pas avoir lieu.' }),
       rebook: (link: string) => `Vous pouvez réserver un autre créneau ou un autre cabinet sur ${link}`,
       signature: 'Consulta',
     },

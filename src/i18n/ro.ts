@@ -184,7 +184,7 @@ export const ro: PeopleMessages = {
   book: {
     title: (name: string) => `Rezervați o consultație: ${name}`,
     profile: 'Vedeți profilul',
-    zoneNote: (zone: string) => `Orele sunt în fusul orar al avocatului: ${zone}.`,
+    zoneNote: (zone: string) => `Orele sunt în fusul orar al cabinetului: ${zone}.`,
     howItWorks: 'Alegeți o oră: v-o păstrăm 15 minute, cât timp intrați în cont, confirmați și plătiți.',
     none: 'Nicio oră liberă în aceste două săptămâni.',
     taken: 'Ne pare rău, ora tocmai a fost ocupată sau nu mai este disponibilă. Alegeți alta.',
@@ -205,18 +205,18 @@ export const ro: PeopleMessages = {
     /** The label before her name; in her form of address where the page knows it. */
     lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată', male: 'Avocat', neutral: 'Avocat(ă)' }),
     when: 'Când',
-    lawyerTime: (zone: string) => `${zone}, unde se află avocatul`,
+    lawyerTime: (zone: string) => `${zone}, unde se află cabinetul`,
     yourTime: 'În ora dumneavoastră locală: ',
     heldFor: 'Timp rămas pentru confirmare',
     minutes: (m: number) => count(m, { one: 'a mai rămas # minut', few: 'au mai rămas # minute', other: 'au mai rămas # de minute' }),
     until: (time: string) => `rezervată pentru dumneavoastră până la ${time}`,
     priceCaption: 'Detalierea prețului',
     youPay: 'Plătiți',
-    toLawyer: 'Pentru avocat',
+    toLawyer: 'Pentru cabinet',
     platformShare: (percent: number) => `Partea Consulta (${percent} %)`,
-    priceNote: 'Prețul afișat este totalul: nu se adaugă nimic la plată. Partea Consulta se ia din onorariul avocatului.',
+    priceNote: 'Prețul afișat este totalul: nu se adaugă nimic la plată. Partea Consulta se ia din onorariul cabinetului.',
     confirmed: 'Confirmată și plătită.',
-    confirmedNext: 'V-am trimis pe e-mail chitanța, cu o invitație de calendar. Avocatul a fost anunțat.',
+    confirmedNext: 'V-am trimis pe e-mail chitanța, cu o invitație de calendar. Cabinetul a fost anunțat.',
     seeConsultation: 'Vedeți-o în Consultațiile mele',
     expired: 'Rezervarea temporară a expirat, iar ora a fost eliberată. Nu s-a încasat nimic.',
     voided: 'Rezervarea temporară a expirat înainte de finalizarea plății. Cardul nu a fost debitat: autorizarea a fost anulată.',
@@ -258,10 +258,16 @@ export const ro: PeopleMessages = {
     },
   },
   bookingPath: {
-    lawyerZone: (zone: string) => `ora avocatului: ${zone}`,
+    lawyerZone: (zone: string) => `ora cabinetului: ${zone}`,
     yourZone: (zone: string) => `ora dumneavoastră: ${zone}`,
-    timesNote: (zone: string) => `Orele sunt afișate în ora avocatului (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Fiecare oră este cea a avocatului (${lawyer}); dedesubt, același moment în ora dumneavoastră (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) =>
+      byForm(form, { female: `Orele sunt afișate în ora avocatei (${zone}).`, male: `Orele sunt afișate în ora avocatului (${zone}).`, neutral: `Orele sunt afișate în ora cabinetului (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, {
+        female: `Fiecare oră este cea a avocatei (${lawyer}); dedesubt, același moment în ora dumneavoastră (${yours}).`,
+        male: `Fiecare oră este cea a avocatului (${lawyer}); dedesubt, același moment în ora dumneavoastră (${yours}).`,
+        neutral: `Fiecare oră este cea a cabinetului (${lawyer}); dedesubt, același moment în ora dumneavoastră (${yours}).`,
+      }),
     holdPrefix: (day: string) => `Rezervați ${day}, ora `,
     dayAfter: '(+1 zi)',
     dayBefore: '(−1 zi)',
@@ -372,7 +378,7 @@ export const ro: PeopleMessages = {
   account: {
     state: {
       label: 'Stare',
-      cancelledByLawyer: 'Anulată de avocat',
+      cancelledByLawyer: 'Anulată de cabinet',
       cancelled: 'Anulată',
       moved: 'Mutată la altă oră',
       held: 'A avut loc',
@@ -630,8 +636,8 @@ export const ro: PeopleMessages = {
   lawyerMail: {
     hello: (name: string) => `Bună ziua, ${name},`,
     signature: 'Echipa Consulta',
-    fromLawyer: 'De la avocat, așa cum a scris',
-    fromLawyerIn: (language: string) => `De la avocat, în ${language}, așa cum a scris`,
+    fromLawyer: 'De la cabinet, așa cum a scris',
+    fromLawyerIn: (language: string) => `De la cabinet, în ${language}, așa cum a scris`,
     verified: { subject: 'Sunteți verificat(ă) pe Consulta', text: (until: string) => `Am verificat înscrierea dumneavoastră în barou: acum apăreți pe Consulta și oamenii pot rezerva consultații cu dumneavoastră. Verificarea este valabilă până la ${until}; vă vom anunța înainte.` },
     refused: { subject: 'Cererea dumneavoastră pe Consulta', text: 'Am analizat cererea dumneavoastră și deocamdată nu o putem verifica. Motivul:', todo: 'Dacă puteți lămuri situația, răspundeți la acest e-mail și o vom analiza din nou.' },
     expires: { subject: (date: string) => `Verificarea dumneavoastră pe Consulta expiră la ${date}`, text: (date: string) => `Verificarea dumneavoastră expiră la ${date}. În acea zi nu veți mai apărea, iar consultațiile ulterioare vor fi anulate.`, todo: 'Ce aveți de făcut: răspundeți la acest e-mail confirmând numărul de înscriere; îl vom verifica din nou în registru și la baroul dumneavoastră.' },
@@ -647,14 +653,15 @@ export const ro: PeopleMessages = {
     receipt: {
       subject: (lawyer: string, when: string) => `Rezervat: consultația cu ${lawyer}, ${when}`,
       intro: 'Consultația dumneavoastră este confirmată și plătită. Iată detaliile.',
-      lawyer: 'Avocat(ă)',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată', male: 'Avocat', neutral: 'Avocat(ă)' }),
       when: 'Când',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'La ora dumneavoastră',
       paid: 'Ați plătit',
-      toLawyer: 'Pentru avocat',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Pentru avocată', male: 'Pentru avocat', neutral: 'Pentru cabinet' }),
       platformShare: (percent: number) => `Partea Consulta (${percent} %)`,
-      priceNote: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul avocatului.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul avocatei.', male: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul avocatului.', neutral: 'Acesta este totalul: nu s-a adăugat nimic la plată. Partea Consulta se ia din onorariul cabinetului.' }),
       booking: 'Rezervarea dumneavoastră',
       calendar: (file: string) => `Este atașată o invitație de calendar: deschideți ${file} ca să adăugați consultația în calendar.`,
       reference: 'Referință',
@@ -679,9 +686,11 @@ export const ro: PeopleMessages = {
       description: (lawyer: string, link: string) => `Consultație de drept al imigrației cu ${lawyer}, rezervată pe Consulta.\nRezervarea dumneavoastră: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Anulată de avocat: consultația dumneavoastră cu ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`,
-      lawyer: 'Avocat',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Anulată de avocată: consultația dumneavoastră cu ${lawyer}, ${when}`, male: `Anulată de avocat: consultația dumneavoastră cu ${lawyer}, ${when}`, neutral: `Anulată de cabinet: consultația dumneavoastră cu ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`, male: `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.`, neutral: `${lawyer} a anulat consultația dumneavoastră. Ne pare rău pentru neplăcere.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Avocată', male: 'Avocat', neutral: 'Avocat(ă)' }),
       when: 'Când',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Motivul indicat',
@@ -691,7 +700,8 @@ export const ro: PeopleMessages = {
       nothingPaid: 'Consultația era gratuită: nu este nimic de rambursat.',
       filename: 'anulare.ics',
       calendar: (file: string) => `Deschideți fișierul atașat ${file} pentru a scoate consultația din calendar.`,
-      unlistedReason: 'Avocatul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Avocata nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.', male: 'Avocatul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.', neutral: 'Cabinetul nu mai poate ține consultații pe Consulta, așa că aceasta nu mai poate avea loc.' }),
       rebook: (link: string) => `Puteți rezerva altă oră sau alt avocat la ${link}`,
       signature: 'Consulta',
     },
@@ -831,8 +841,8 @@ export const ro: PeopleMessages = {
   // After the booking (issue 20): the one cancellation policy (src/domain/booking/policy.ts), stated everywhere.
   policy: {
     title: 'Politica de anulare',
-    summary: 'Anulare gratuită până cu 24 de ore înainte de început, cu rambursare integrală. După aceea nu există rambursare, cu excepția cazului în care avocatul decide să ramburseze.',
-    move: 'O puteți muta la altă oră liberă la același avocat până cu 24 de ore înainte de început, de cel mult două ori; plata se păstrează.',
+    summary: 'Anulare gratuită până cu 24 de ore înainte de început, cu rambursare integrală. După aceea nu există rambursare, cu excepția cazului în care cabinetul decide să ramburseze.',
+    move: 'O puteți muta la altă oră liberă la același cabinet până cu 24 de ore înainte de început, de cel mult două ori; plata se păstrează.',
     freeUntil: (when: string) => `Anulare gratuită până la ${when}.`,
     late: 'Începe în mai puțin de 24 de ore: dacă anulați acum, nu veți primi banii înapoi.',
   },
@@ -1002,7 +1012,7 @@ export const ro: PeopleMessages = {
     stars: (n: number) => `${n} din 5`,
     verified: 'Consultație verificată',
     noComment: 'Fără comentariu, doar o notă.',
-    answerBy: 'Răspunsul avocatului',
+    answerBy: 'Răspunsul cabinetului',
     reason: 'De ce o raportați?',
     reasons: {
       not_genuine: 'Este falsă sau nu a fost scrisă de un client',
@@ -1032,8 +1042,8 @@ export const ro: PeopleMessages = {
       one: 'Fiecare consultație permite o recenzie: o notă de la 1 la 5 și un comentariu opțional, în orice limbă. Mai multe consultații cu același avocat permit câte o recenzie fiecare. Profilurile arată „consultație verificată” și luna în care a avut loc.',
       editHeading: 'Modificarea',
       edit: 'Autorul își poate modifica recenzia timp de 30 de zile de la scriere. După aceea rămâne așa cum este.',
-      answerHeading: 'Răspunsul avocatului',
-      answer: 'Avocatul poate răspunde o singură dată la fiecare recenzie, public. Răspunsul apare sub recenzie și nu mai poate fi modificat.',
+      answerHeading: 'Răspunsul cabinetului',
+      answer: 'Cabinetul poate răspunde o singură dată la fiecare recenzie, public. Răspunsul apare sub recenzie și nu mai poate fi modificat.',
       notPaidHeading: 'Nu cumpărăm și nu alegem recenzii',
       notPaid: 'Nu plătim pentru recenzii, nu oferim nimic în schimbul lor și nu lăsăm avocații să plătească pentru a le elimina sau a le ordona. Avocații nu aleg ce recenzii sunt afișate.',
       shownHeading: 'Ce arătăm și ce ascundem',

@@ -1,8 +1,9 @@
 /**
  * Ukrainian strings for everything a person who books sees (PeopleMessages, index.ts); the
  * developer area stays in Spanish and English (DESIGN §12). The person is addressed as «ви»
- * (plural verb forms, so no gender is assumed: «ви увійшли»); the lawyer is «адвокат(ка)» in
- * short labels, the plural or a rewording elsewhere. Spanish procedure names people meet in
+ * (plural verb forms, so no gender is assumed: «ви увійшли»); a particular lawyer is named in
+ * her form of address where the page or email knows it («адвокатка» / «адвокат», byForm), else
+ * «адвокат(ка)» in short labels and «адвокатське бюро» / «юридична фірма» in sentences. Spanish procedure names people meet in
  * Spain (arraigo, NIE, TIE, CIE, homologación) stay in Spanish next to the Ukrainian, as
  * Ukrainians in Spain say them. Counts go through `counter('uk')`: one / few / many (and other,
  * for fractions).
@@ -183,7 +184,7 @@ export const uk: PeopleMessages = {
   book: {
     title: (name: string) => `Забронювати консультацію: ${name}`,
     profile: 'Переглянути профіль',
-    zoneNote: (zone: string) => `Час указано за часовим поясом адвоката: ${zone}.`,
+    zoneNote: (zone: string) => `Час указано за часовим поясом адвокатського бюро: ${zone}.`,
     howItWorks: 'Оберіть час: ми резервуємо його для вас на 15 хвилин, поки ви входите, підтверджуєте й оплачуєте.',
     none: 'На ці два тижні вільного часу немає.',
     taken: 'На жаль, цей час щойно зайняли або він уже недоступний. Оберіть, будь ласка, інший.',
@@ -204,18 +205,18 @@ export const uk: PeopleMessages = {
     /** The label before her name; in her form of address where the page knows it. */
     lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатка', male: 'Адвокат', neutral: 'Адвокат(ка)' }),
     when: 'Коли',
-    lawyerTime: (zone: string) => `${zone}, за місцем роботи адвоката`,
+    lawyerTime: (zone: string) => `${zone}, за місцем роботи адвокатського бюро`,
     yourTime: 'За вашим місцевим часом: ',
     heldFor: 'Час на підтвердження',
     minutes: (m: number) => count(m, { one: 'залишилася # хвилина', few: 'залишилося # хвилини', many: 'залишилося # хвилин', other: 'залишилося # хвилини' }),
     until: (time: string) => `зарезервовано для вас до ${time}`,
     priceCaption: 'Складові ціни',
     youPay: 'Ви сплачуєте',
-    toLawyer: 'Адвокатові',
+    toLawyer: 'Адвокатському бюро',
     platformShare: (percent: number) => `Частка Consulta (${percent} %)`,
-    priceNote: 'Указана ціна — остаточна: під час оплати нічого не додається. Частка Consulta береться з гонорару адвоката.',
+    priceNote: 'Указана ціна — остаточна: під час оплати нічого не додається. Частка Consulta береться з гонорару за консультацію.',
     confirmed: 'Підтверджено й оплачено.',
-    confirmedNext: 'Ми надіслали вам квитанцію із запрошенням до календаря. Адвоката повідомлено.',
+    confirmedNext: 'Ми надіслали вам квитанцію із запрошенням до календаря. Адвокатське бюро повідомлено.',
     seeConsultation: 'Переглянути в «Моїх консультаціях»',
     expired: 'Резервування минуло, і час звільнено. Гроші не списано.',
     voided: 'Резервування минуло до завершення оплати. З вашої картки нічого не списано: блокування коштів скасовано.',
@@ -257,10 +258,16 @@ export const uk: PeopleMessages = {
     },
   },
   bookingPath: {
-    lawyerZone: (zone: string) => `час адвоката: ${zone}`,
+    lawyerZone: (zone: string) => `час адвокатського бюро: ${zone}`,
     yourZone: (zone: string) => `ваш час: ${zone}`,
-    timesNote: (zone: string) => `Час указано за часом адвоката (${zone}).`,
-    timesNoteBoth: (lawyer: string, yours: string) => `Кожен час указано за часом адвоката (${lawyer}); під ним — той самий момент за вашим часом (${yours}).`,
+    timesNote: (form: FormOfAddress | null, zone: string) =>
+      byForm(form, { female: `Час указано за часом адвокатки (${zone}).`, male: `Час указано за часом адвоката (${zone}).`, neutral: `Час указано за часом адвокатського бюро (${zone}).` }),
+    timesNoteBoth: (form: FormOfAddress | null, lawyer: string, yours: string) =>
+      byForm(form, {
+        female: `Кожен час указано за часом адвокатки (${lawyer}); під ним — той самий момент за вашим часом (${yours}).`,
+        male: `Кожен час указано за часом адвоката (${lawyer}); під ним — той самий момент за вашим часом (${yours}).`,
+        neutral: `Кожен час указано за часом адвокатського бюро (${lawyer}); під ним — той самий момент за вашим часом (${yours}).`,
+      }),
     holdPrefix: (day: string) => `Зарезервувати ${day} о `,
     dayAfter: '(+1 день)',
     dayBefore: '(−1 день)',
@@ -371,7 +378,7 @@ export const uk: PeopleMessages = {
   account: {
     state: {
       label: 'Статус',
-      cancelledByLawyer: 'Скасовано адвокатом',
+      cancelledByLawyer: 'Скасовано адвокатським бюро',
       cancelled: 'Скасовано',
       moved: 'Перенесено на інший час',
       held: 'Відбулася',
@@ -643,8 +650,8 @@ export const uk: PeopleMessages = {
   lawyerMail: {
     hello: (name: string) => `Вітаємо, ${name}!`,
     signature: 'Команда Consulta',
-    fromLawyer: 'Від юриста, як написано',
-    fromLawyerIn: (language: string) => `Від юриста, мовою: ${language}, як написано`,
+    fromLawyer: 'Від юридичної фірми, як написано',
+    fromLawyerIn: (language: string) => `Від юридичної фірми, мовою: ${language}, як написано`,
     verified: { subject: 'Вас перевірено на Consulta', text: (until: string) => `Ми перевірили Ваше членство в колегії адвокатів: тепер Ви є на Consulta, і люди можуть бронювати консультації з Вами. Перевірка дійсна до ${until}; ми нагадаємо Вам заздалегідь.` },
     refused: { subject: 'Ваша заявка на Consulta', text: 'Ми розглянули Вашу заявку і поки що не можемо її підтвердити. Причина:', todo: 'Якщо можете це прояснити, дайте відповідь на цей лист, і ми розглянемо заявку знову.' },
     expires: { subject: (date: string) => `Ваша перевірка на Consulta спливає ${date}`, text: (date: string) => `Ваша перевірка спливає ${date}. Того дня Вас більше не буде видно, а Ваші пізніші консультації буде скасовано.`, todo: 'Що робити: дайте відповідь на цей лист і підтвердьте свій номер у колегії; ми перевіримо його знову в реєстрі та у Вашій колегії.' },
@@ -660,14 +667,15 @@ export const uk: PeopleMessages = {
     receipt: {
       subject: (lawyer: string, when: string) => `Заброньовано: ваша консультація, ${lawyer}, ${when}`,
       intro: 'Вашу консультацію підтверджено й оплачено. Ось подробиці.',
-      lawyer: 'Адвокат(ка)',
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатка', male: 'Адвокат', neutral: 'Адвокат(ка)' }),
       when: 'Коли',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       yourWhen: 'За вашим часом',
       paid: 'Ви сплатили',
-      toLawyer: 'Адвокатові',
+      toLawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатці', male: 'Адвокатові', neutral: 'Адвокатському бюро' }),
       platformShare: (percent: number) => `Частка Consulta (${percent} %)`,
-      priceNote: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару адвоката.',
+      priceNote: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару адвокатки.', male: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару адвоката.', neutral: 'Це остаточна сума: під час оплати нічого не додано. Частка Consulta береться з гонорару за консультацію.' }),
       booking: 'Ваше бронювання',
       calendar: (file: string) => `До листа додано запрошення до календаря: відкрийте ${file}, щоб додати консультацію до свого календаря.`,
       reference: 'Номер',
@@ -692,9 +700,11 @@ export const uk: PeopleMessages = {
       description: (lawyer: string, link: string) => `Консультація з імміграційного права, ${lawyer}, заброньована через Consulta.\nВаше бронювання: ${link}`,
     },
     lawyerCancellation: {
-      subject: (lawyer: string, when: string) => `Скасовано адвокатом: ваша консультація з ${lawyer}, ${when}`,
-      intro: (lawyer: string) => `${lawyer} скасував(ла) вашу консультацію. Просимо вибачення за незручності.`,
-      lawyer: 'Адвокат(ка)',
+      subject: (form: FormOfAddress | null, lawyer: string, when: string) =>
+        byForm(form, { female: `Скасовано адвокаткою: ваша консультація з ${lawyer}, ${when}`, male: `Скасовано адвокатом: ваша консультація з ${lawyer}, ${when}`, neutral: `Скасовано адвокатським бюро: ваша консультація з ${lawyer}, ${when}` }),
+      intro: (form: FormOfAddress | null, lawyer: string) =>
+        byForm(form, { female: `${lawyer} скасувала вашу консультацію. Просимо вибачення за незручності.`, male: `${lawyer} скасував вашу консультацію. Просимо вибачення за незручності.`, neutral: `${lawyer}: вашу консультацію скасовано. Просимо вибачення за незручності.` }),
+      lawyer: (form: FormOfAddress | null) => byForm(form, { female: 'Адвокатка', male: 'Адвокат', neutral: 'Адвокат(ка)' }),
       when: 'Коли',
       whenValue: (day: string, start: string, end: string, zone: string) => `${day}, ${start}–${end} (${zone})`,
       reason: 'Вказана причина',
@@ -704,7 +714,8 @@ export const uk: PeopleMessages = {
       nothingPaid: 'Консультація була безкоштовною: повертати нічого.',
       filename: 'skasuvannia.ics',
       calendar: (file: string) => `Відкрийте вкладений файл ${file}, щоб прибрати консультацію зі свого календаря.`,
-      unlistedReason: 'Адвокат більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.',
+      unlistedReason: (form: FormOfAddress | null) =>
+        byForm(form, { female: 'Адвокатка більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.', male: 'Адвокат більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.', neutral: 'Адвокатське бюро більше не може проводити консультації на Consulta, тож ця консультація не відбудеться.' }),
       rebook: (link: string) => `Ви можете забронювати інший час або іншого адвоката тут: ${link}`,
       signature: 'Consulta',
     },
@@ -845,7 +856,7 @@ export const uk: PeopleMessages = {
   policy: {
     title: 'Умови скасування',
     summary: 'Безкоштовне скасування до 24 годин до початку з повним поверненням коштів. Пізніше кошти не повертаються, якщо тільки адвокат не вирішить їх повернути.',
-    move: 'Ви можете перенести її на інший вільний час у того самого адвоката до 24 годин до початку, щонайбільше двічі; оплата зберігається.',
+    move: 'Ви можете перенести її на інший вільний час у того самого адвокатського бюро до 24 годин до початку, щонайбільше двічі; оплата зберігається.',
     freeUntil: (when: string) => `Безкоштовне скасування до ${when}.`,
     late: 'Вона починається менш ніж за 24 години: якщо ви скасуєте зараз, кошти не буде повернуто.',
   },
@@ -856,23 +867,23 @@ export const uk: PeopleMessages = {
     length: (minutes: number) => `${minutes} хв`,
     formatLabel: 'Як',
     formatLegend: 'Як ви хочете провести консультацію?',
-    formats: { video: 'Відеодзвінок', phone: 'Телефонний дзвінок', in_person: 'Особисто, в офісі юриста' },
-    onlyFormat: 'єдиний спосіб, який пропонує цей юрист',
+    formats: { video: 'Відеодзвінок', phone: 'Телефонний дзвінок', in_person: 'Особисто, в офісі юридичної фірми' },
+    onlyFormat: 'єдиний спосіб, який пропонує ця юридична фірма',
     phone: 'Ваш номер телефону',
     phoneHint: 'Для дзвінка: вам зателефонують на цей номер. Без коду країни номер вважається іспанським (612 345 678 або +380 67 123 4567).',
-    note: 'Повідомлення для юриста (необовʼязково)',
-    noteHint: (max: number) => `Про що ваше питання? До ${max} символів; читає лише юрист.`,
+    note: 'Повідомлення для юридичної фірми (необовʼязково)',
+    noteHint: (max: number) => `Про що ваше питання? До ${max} символів; читає лише юридична фірма.`,
     continue: (price: string) => `Перейти до оплати (${price})`,
     chooseFirst: 'Оберіть, як провести консультацію, і перейдіть до оплати.',
     errorSummary: 'Перевірте форму',
     errors: {
       format_required: 'Оберіть, як провести консультацію.',
-      format_not_offered: 'Цей юрист такого не пропонує: оберіть один зі вказаних способів.',
+      format_not_offered: 'Ця юридична фірма такого не пропонує: оберіть один зі вказаних способів.',
       phone_required: 'Вкажіть номер, на який вам зателефонувати.',
       phone_invalid: 'Цей номер телефону недійсний. Перевірте його й додайте код країни, якщо номер не іспанський (+380…, +44…).',
       note_too_long: (max: number) => `Повідомлення задовге: не більше ${max} символів.`,
     },
-    noteLabel: 'Ваше повідомлення для юриста',
+    noteLabel: 'Ваше повідомлення для юридичної фірми',
     phoneLabel: 'Ваш номер',
     breakdown: 'Ціна',
     nextHeading: 'Що далі',
@@ -880,11 +891,11 @@ export const uk: PeopleMessages = {
     videoJoin: 'Приєднатися до відеодзвінка',
     videoLater: 'Посилання зʼявиться тут за 15 хвилин до початку.',
     videoMail: (url: string) => `Приєднайтеся до відеодзвінка в час консультації: ${url}`,
-    nextPhone: (phone: string) => `Юрист зателефонує вам на ${phone} у час консультації.`,
-    nextPhoneNone: 'Юрист зателефонує вам у час консультації; вам напишуть електронною поштою, щоб дізнатися номер.',
-    nextInPerson: (address: string) => `В офісі юриста: ${address}.`,
+    nextPhone: (phone: string) => `Юридична фірма зателефонує вам на ${phone} у час консультації.`,
+    nextPhoneNone: 'Юридична фірма зателефонує вам у час консультації; вам напишуть електронною поштою, щоб дізнатися номер.',
+    nextInPerson: (address: string) => `В офісі юридичної фірми: ${address}.`,
     map: 'Показати адресу на мапі (OpenStreetMap)',
-    nextUnknown: 'Юрист напише вам електронною поштою, щоб домовитися, як ви зустрінетеся.',
+    nextUnknown: 'Юридична фірма напише вам електронною поштою, щоб домовитися, як ви зустрінетеся.',
     reference: 'Номер бронювання',
     referenceHint: (form: FormOfAddress | null) =>
       byForm(form, { female: 'Вкажіть його, якщо пишете нам або юристці.', male: 'Вкажіть його, якщо пишете нам або юристу.', neutral: 'Вкажіть його, якщо пишете нам або юристу чи юристці.' }),
@@ -945,7 +956,7 @@ export const uk: PeopleMessages = {
     changed: 'Поки ви читали, дещо змінилося. Прочитайте ще раз, що станеться зараз, і підтвердьте.',
     cancelled: 'Вашу консультацію скасовано. Ми надіслали вам лист.',
     moved: 'Ваша консультація має новий час. Ми надіслали вам і юристу або юристці оновлене запрошення в календар.',
-    moveIntro: 'Оберіть інший вільний час у того самого юриста. Оплата зберігається; ви та юрист або юристка отримаєте оновлене запрошення в календар.',
+    moveIntro: 'Оберіть інший вільний час у тієї самої юридичної фірми. Оплата зберігається; ви та юрист або юристка отримаєте оновлене запрошення в календар.',
     moveTo: (day: string, time: string) => `Перенести на ${day}, ${time}`,
     taken: 'Цей час щойно зайняли або він уже не вільний. Ваша консультація залишається у свій час; оберіть інший.',
     noTimes: 'Цього тижня вільного часу немає.',
@@ -1015,7 +1026,7 @@ export const uk: PeopleMessages = {
     stars: (n: number) => `${n} з 5`,
     verified: 'Підтверджена консультація',
     noComment: 'Без коментаря, лише оцінка.',
-    answerBy: 'Відповідь юриста',
+    answerBy: 'Відповідь юридичної фірми',
     reason: 'Чому ви скаржитеся?',
     reasons: {
       not_genuine: 'Він неправдивий або написаний не клієнтом',
@@ -1045,8 +1056,8 @@ export const uk: PeopleMessages = {
       one: 'Кожна консультація дозволяє один відгук: оцінку від 1 до 5 і необов’язковий коментар будь-якою мовою. Кілька консультацій з тим самим юристом дозволяють по одному відгуку на кожну. Профілі показують «підтверджена консультація» та місяць, коли вона відбулася.',
       editHeading: 'Редагування',
       edit: 'Автор може змінити свій відгук протягом 30 днів після написання. Після цього він залишається незмінним.',
-      answerHeading: 'Відповідь юриста',
-      answer: 'Юрист може відповісти на кожен відгук один раз, публічно. Відповідь показується під відгуком, і змінити її потім не можна.',
+      answerHeading: 'Відповідь юридичної фірми',
+      answer: 'Юридична фірма може відповісти на кожен відгук один раз, публічно. Відповідь показується під відгуком, і змінити її потім не можна.',
       notPaidHeading: 'Ми не купуємо й не відбираємо відгуки',
       notPaid: 'Ми не платимо за відгуки, нічого не пропонуємо натомість і не дозволяємо юристам платити за їх видалення чи порядок. Юристи не вибирають, які відгуки показувати.',
       shownHeading: 'Що ми показуємо, а що приховуємо',

@@ -74,7 +74,7 @@ for (const target of databaseTargets()) {
       for (const [b, locale] of [[en, 'en'], [es, 'es'], [fr, 'fr']] as const) {
         const c = await consultation(b.consultationId);
         assert.equal(c.status, 'cancelled_by_lawyer', locale);
-        assert.equal(c.status_reason, messages(locale).mail.lawyerCancellation.unlistedReason, `reason in ${locale}`);
+        assert.equal(c.status_reason, messages(locale).mail.lawyerCancellation.unlistedReason(null), `reason in ${locale}`);
         assert.notEqual(c.status_reason, 'Queja grave en investigación', 'the operator’s internal reason is never sent to the person');
         const rows = await refunds(b.consultationId);
         assert.equal(rows.length, 1);
@@ -83,7 +83,7 @@ for (const target of databaseTargets()) {
         assert.deepEqual(await holdsOf(b.intentId), [], 'time freed');
         const mails = await cancellations(b.email);
         assert.equal(mails.length, 1, `one cancellation email (${locale})`);
-        assert.ok(mails[0]!.text!.includes(messages(locale).mail.lawyerCancellation.unlistedReason), `the email gives the reason in ${locale}`);
+        assert.ok(mails[0]!.text!.includes(messages(locale).mail.lawyerCancellation.unlistedReason(null)), `the email gives the reason in ${locale}`);
       }
       // Suspending again changes nothing and sends nothing.
       assert.equal((await ctx.app.services.verification.suspend(OPERATOR, lawyerId, 'again')).changed, false);
@@ -107,7 +107,7 @@ for (const target of databaseTargets()) {
         assert.equal((await refunds(x.consultationId)).length, 1, 'one refund row');
         assert.equal((await cancellations(x.email)).length, 1, 'one email');
       }
-      assert.equal((await consultation(a.consultationId)).status_reason, messages('es').mail.lawyerCancellation.unlistedReason);
+      assert.equal((await consultation(a.consultationId)).status_reason, messages('es').mail.lawyerCancellation.unlistedReason(null));
       assert.equal((await consultation(kept.consultationId)).status, 'confirmed', 'another lawyer’s consultation stands');
       assert.equal((await refunds(kept.consultationId)).length, 0);
 
@@ -131,7 +131,7 @@ for (const target of databaseTargets()) {
       for (const [x, locale] of [[a, 'es'], [b, 'fr']] as const) {
         const c = await consultation(x.consultationId);
         assert.equal(c.status, 'cancelled_by_lawyer');
-        assert.equal(c.status_reason, messages(locale).mail.lawyerCancellation.unlistedReason);
+        assert.equal(c.status_reason, messages(locale).mail.lawyerCancellation.unlistedReason(null));
         const rows = await refunds(x.consultationId);
         assert.equal(rows.length, 1, 'one refund row');
         assert.equal(rows[0]!.status, 'succeeded', 'refunded');

@@ -197,5 +197,23 @@ for (const target of databaseTargets()) {
       assert.doesNotMatch(pageText(await get(`/lawyers/${alex}?lang=uk`, 'uk')), /Перевірений адвокат|Про адвоката/);
       assert.match(pageText(await get(`/lawyers/${ana}?lang=uk`, 'uk')), /Про адвокатку/);
     });
+
+    it('the booking page says whose time it shows in her form: «بتوقيت المحامية» for her, the office’s time without a form; no function source on the page', async () => {
+      const times = async (id: string, locale: Locale) => {
+        const html = await get(`/lawyers/${id}/book?lang=${locale}`, locale);
+        // A catalogue string that became a function and is rendered as a JSX child prints its source.
+        assert.doesNotMatch(pageText(html), /=>|function|byForm/, `${locale}: no function source`);
+        return pageText(html);
+      };
+      assert.match(await times(ana, 'ar'), /المواعيد معروضة بتوقيت المحامية \(/);
+      assert.match(await times(pablo, 'ar'), /المواعيد معروضة بتوقيت المحامي \(/);
+      const neutral = await times(alex, 'ar');
+      assert.match(neutral, /المواعيد معروضة بتوقيت مكتب المحاماة \(/);
+      assert.doesNotMatch(neutral, /بتوقيت المحامي /, 'not the masculine by default');
+      assert.match(await times(ana, 'uk'), /за часом адвокатки \(/);
+      assert.match(await times(alex, 'uk'), /за часом адвокатського бюро \(/);
+      assert.match(await times(ana, 'ro'), /în ora avocatei \(/);
+      for (const locale of ['es', 'en', 'fr'] as const) assert.ok((await times(ana, locale)).length > 0);
+    });
   });
 }

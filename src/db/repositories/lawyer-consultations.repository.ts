@@ -25,6 +25,8 @@ export interface LawyerConsultationRow {
   lawyer_id: string;
   lawyer_name: string;
   lawyer_timezone: string;
+  /** How she is named (0034): the person's emails word her by it. */
+  lawyer_form_of_address?: 'female' | 'male' | 'neutral' | null;
   city_name: string | null;
   consultation_fee_cents: number;
   platform_commission_percent: number;
@@ -78,6 +80,7 @@ function base(db: Executor) {
       'c.lawyer_id',
       'l.name as lawyer_name',
       'l.timezone as lawyer_timezone',
+      'l.form_of_address as lawyer_form_of_address',
       'ct.name as city_name',
       'l.consultation_fee_cents',
       'l.platform_commission_percent',

@@ -307,7 +307,7 @@ export async function existingLawyerIds(db: Executor, ids: string[]): Promise<Se
   return found;
 }
 
-export type LawyerMailRow = Pick<LawyerTable, 'id' | 'name' | 'timezone' | 'consultation_fee_cents' | 'platform_commission_percent' | 'contact_email'> & {
+export type LawyerMailRow = Pick<LawyerTable, 'id' | 'name' | 'timezone' | 'consultation_fee_cents' | 'platform_commission_percent' | 'contact_email' | 'form_of_address'> & {
   city_name: string | null;
 };
 
@@ -319,7 +319,7 @@ export function findLawyerForMail(db: Executor, id: string): Promise<LawyerMailR
   return db
     .selectFrom('lawyers')
     .leftJoin('cities', 'cities.slug', 'lawyers.city_slug')
-    .select(['lawyers.id', 'lawyers.name', 'lawyers.timezone', 'lawyers.consultation_fee_cents', 'lawyers.platform_commission_percent', 'lawyers.contact_email', 'cities.name as city_name'])
+    .select(['lawyers.id', 'lawyers.name', 'lawyers.timezone', 'lawyers.consultation_fee_cents', 'lawyers.platform_commission_percent', 'lawyers.contact_email', 'lawyers.form_of_address', 'cities.name as city_name'])
     .where('lawyers.id', '=', id)
     .executeTakeFirst();
 }

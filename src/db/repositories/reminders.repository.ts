@@ -30,6 +30,8 @@ export interface ReminderCandidate {
   person_locale: string | null;
   lawyer_name: string;
   lawyer_timezone: string;
+  /** How she is named (0034): the person's reminders word her by it. */
+  lawyer_form_of_address?: 'female' | 'male' | 'neutral' | null;
   lawyer_office_address: string | null;
   lawyer_contact_email: string | null;
   lawyer_user_email: string | null;
@@ -68,6 +70,7 @@ export function listConfirmedBetween(
       'u.locale as person_locale',
       'l.name as lawyer_name',
       'l.timezone as lawyer_timezone',
+      'l.form_of_address as lawyer_form_of_address',
       'l.office_address as lawyer_office_address',
       'l.contact_email as lawyer_contact_email',
       'lu.email as lawyer_user_email',

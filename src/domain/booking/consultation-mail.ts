@@ -10,6 +10,7 @@
  * No card data exists here.
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { comma, euros, dayAndTime, formatDay } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
@@ -43,6 +44,8 @@ export interface ConsultationMailFacts {
     consultation_fee_cents: number;
     platform_commission_percent: number;
     contact_email: string | null;
+    /** How she is named (0034): the receipt's labels word her by it; neutral when absent. */
+    form_of_address?: FormOfAddress | null;
   };
   siteUrl: string;
   /**
@@ -177,6 +180,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const link = `${siteUrl}/confirm/${intent.confirmation_token}`;
   const name = sanitizeShortText(lawyer.name);
   const lawyerText = lawyer.city ? `${name} (${lawyer.city})` : name;
+  const form = lawyer.form_of_address ?? null;
 
   const locale: Locale = isLocale(facts.person.locale) ? facts.person.locale : 'es';
   const t = messages(locale).mail;
@@ -196,18 +200,18 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
       t.receipt.intro,
       '',
       table([
-        [t.receipt.lawyer, lawyerText],
+        [t.receipt.lawyer(form), lawyerText],
         [t.receipt.when, t.receipt.whenValue(day, start, end, zone)],
         ...(theirs ? [[t.receipt.yourWhen, theirs] as const] : []),
         [t.receipt.paid, euros(price.totalCents, locale)],
-        [`  ${t.receipt.toLawyer}`, euros(price.lawyerPayoutCents, locale)],
+        [`  ${t.receipt.toLawyer(form)}`, euros(price.lawyerPayoutCents, locale)],
         [`  ${t.receipt.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, locale)],
         ...(bought ? ([[p.lengthLabel, p.length(bought.minutes)], [p.formatLabel, bought.formatName], [p.reference, bought.reference]] as const) : []),
         [t.receipt.booking, link],
         [t.receipt.reference, intent.id],
       ]),
       '',
-      t.receipt.priceNote,
+      t.receipt.priceNote(form),
       ...(bought ? ['', `${p.nextHeading}:`, bought.next, '', `${policy.title}: ${policy.summary}`, policy.move, bought.policyLine] : []),
       '',
       t.receipt.calendar(t.invitation.filename),

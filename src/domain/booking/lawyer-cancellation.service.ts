@@ -114,7 +114,7 @@ export class LawyerCancellationService {
     for (const row of rows) {
       if (startsAtMs(row) <= now.getTime()) continue;
       try {
-        const result = await this.cancelOne(lawyerId, row.id, (r) => messages(isLocale(r.person_locale) ? r.person_locale : 'es').mail.lawyerCancellation.unlistedReason);
+        const result = await this.cancelOne(lawyerId, row.id, (r) => messages(isLocale(r.person_locale) ? r.person_locale : 'es').mail.lawyerCancellation.unlistedReason(r.lawyer_form_of_address ?? null));
         if (result.outcome === 'cancelled') cancelled++;
       } catch (err) {
         this.logger.error({ err, consultation: row.id, lawyer: lawyerId }, 'could not cancel a consultation of an unlisted lawyer');
@@ -176,6 +176,7 @@ export function cancellationMail(c: { row: LawyerConsultationRow; reason: string
   const t = messages(locale).mail;
   const m = t.lawyerCancellation;
   const name = sanitizeShortText(row.lawyer_name);
+  const form = row.lawyer_form_of_address ?? null;
   const day = formatDay(row.slot_date, locale);
   const start = row.start_time.slice(0, 5);
   const end = row.end_time.slice(0, 5);
@@ -196,16 +197,16 @@ export function cancellationMail(c: { row: LawyerConsultationRow; reason: string
     },
     'CANCEL',
   );
-  const width = Math.max(m.lawyer.length, m.when.length, m.reason.length, m.reference.length) + 2;
+  const width = Math.max(m.lawyer(form).length, m.when.length, m.reason.length, m.reference.length) + 2;
   const line = (label: string, value: string) => `${`${label}:`.padEnd(width)}${value}`;
   return {
     kind: LAWYER_CANCELLATION_KIND,
     to: row.person_email,
-    subject: m.subject(name, dayAndTime(row.slot_date, start, locale)),
+    subject: m.subject(form, name, dayAndTime(row.slot_date, start, locale)),
     text: [
-      m.intro(name),
+      m.intro(form, name),
       '',
-      line(m.lawyer, row.city_name ? `${name} (${row.city_name})` : name),
+      line(m.lawyer(form), row.city_name ? `${name} (${row.city_name})` : name),
       line(m.when, m.whenValue(day, start, end, zoneLabel(row.slot_date, row.start_time, row.lawyer_timezone, locale))),
       ...(c.lawyerWords ? [] : [line(m.reason, c.reason)]),
       line(m.reference, bookingReference(row.id)),

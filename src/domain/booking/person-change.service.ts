@@ -300,7 +300,7 @@ export function personCancellationMails(c: { row: LawyerConsultationRow; now: Da
       m.cancelledIntro,
       '',
       table([
-        [r.lawyer, row.city_name ? `${name} (${row.city_name})` : name],
+        [r.lawyer(row.lawyer_form_of_address ?? null), row.city_name ? `${name} (${row.city_name})` : name],
         [r.when, whenText(row, row.slot_date, row.start_time, row.end_time, locale)],
         [r.reference, row.booking_intent_id],
       ]),
@@ -356,7 +356,7 @@ export function moveMails(c: { row: LawyerConsultationRow; from: { date: string;
       m.movedIntro,
       '',
       table([
-        [r.lawyer, row.city_name ? `${name} (${row.city_name})` : name],
+        [r.lawyer(row.lawyer_form_of_address ?? null), row.city_name ? `${name} (${row.city_name})` : name],
         [r.when, whenText(row, row.slot_date, row.start_time, row.end_time, locale)],
         [m.was, wasText(locale)],
         [r.booking, `${c.siteUrl}/consultations/${row.id}`],

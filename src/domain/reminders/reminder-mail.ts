@@ -71,7 +71,7 @@ export function personReminderMail(c: ReminderCandidate & { person_email: string
       which === '24h' ? r.intro24h : r.intro1h,
       '',
       table([
-        [t.lawyer, name],
+        [t.lawyer(c.lawyer_form_of_address ?? null), name],
         [t.when, t.whenValue(day, start, end, zoneLabel(c.slot_date, c.start_time, c.lawyer_timezone, locale))],
         ...(theirs ? [[t.yourWhen, theirs] as const] : []),
         [r.page, `${ctx.siteUrl}/consultations/${c.id}`],

@@ -16,6 +16,7 @@ import { quote } from '../../domain/booking/quote.ts';
 import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
 import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
 import { BookingScript, otherZone, ZoneChooser } from '../booking/zone.tsx';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 
 export interface BookPageProps {
   ctx: SiteContext;
@@ -31,9 +32,11 @@ export interface BookPageProps {
   dayLink: (date: string) => string;
   prev: string | null;
   next: string | null;
+  /** How she is named (her trust facts): "the lawyer's time" in her form; neutral when unknown. */
+  formOfAddress?: FormOfAddress | null;
 }
 
-export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next, languageNotice }: BookPageProps) {
+export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, prev, next, languageNotice, formOfAddress = null }: BookPageProps) {
   const { t } = ctx;
   const b = t.bookingPath;
   // The visitor's zone, when it shows other wall-clock times than the lawyer's in this window.
@@ -58,7 +61,7 @@ export function BookPage({ ctx, availability: a, strip, dayLink, nonce, notice, 
       </p>
       <OfferSummary ctx={ctx} minutes={a.consultation_minutes} formats={a.formats} quote={quote(a)} />
       {languageNotice}
-      <p class="meta">{yours ? b.timesNoteBoth(zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(zoneName(a.timezone, ctx.locale))}</p>
+      <p class="meta">{yours ? b.timesNoteBoth(formOfAddress, zoneName(a.timezone, ctx.locale), zoneName(yours, ctx.locale)) : b.timesNote(formOfAddress, zoneName(a.timezone, ctx.locale))}</p>
       <ZoneChooser ctx={ctx} lawyerZone={a.timezone} reload={notice !== 'taken'} />
       {notice === 'taken' ? (
         <Notice kind="warn" role="alert">

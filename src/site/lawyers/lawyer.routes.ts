@@ -52,6 +52,8 @@ function reviewsPage(raw: unknown, pages: number): number {
 }
 
 /** The profile page's cache key: a new key when the profile, its trust facts or its bios/reviews changed. */
+/** The booking page has no profile extras: one constant stands for them in its cache key. */
+const BOOK_PAGE = {};
 const profileKeys = new WeakMap<object, { trust: object | null; extras: object; key: object }>();
 function profileKey(lawyer: object, trust: object | null, extras: object): object {
   const known = profileKeys.get(lawyer);
@@ -90,6 +92,8 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
     const times = async (id: string, query: { week?: unknown; day?: unknown; start_date?: unknown }, visitor: SiteContext) => {
       const { availability, strip, week, prevWeek, nextWeek } = await orNotFound(id, () => loadWeek((start) => directory.getAvailability(id, start ? { start_date: start } : {}), query));
       const mismatch = await languageNotice(visitor, availability.lawyer_id);
+      // Her form of address words "the lawyer's time" (Arabic «بتوقيت المحامية»); the cached trust facts, no query when warm.
+      const trust = (await trustService.forLawyers([availability.lawyer_id])).get(availability.lawyer_id.toLowerCase()) ?? null;
       const link = (w: string, d?: string) => `/lawyers/${availability.lawyer_id}/book?week=${w}${d ? `&day=${d}` : ''}`;
       const page = (ctx: SiteContext, nonce: string, notice: 'taken' | null) =>
         h(BookPage, {
@@ -102,14 +106,16 @@ export function lawyerArea({ directory, booking, access, trust: trustService, si
           prev: prevWeek ? link(prevWeek) : null,
           next: nextWeek ? link(nextWeek) : null,
           languageNotice: mismatch?.(ctx),
+          formOfAddress: trust?.formOfAddress ?? null,
         });
-      return { availability, page };
+      // The page's cache key changes with the week's availability and with her trust facts (a new form of address shows at once).
+      return { availability, page, key: profileKey(availability, trust, BOOK_PAGE) };
     };
 
     site.get<{ Params: { id: string }; Querystring: { week?: string; day?: string; start_date?: string } }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {
-      const { availability, page } = await times(request.params.id, request.query ?? {}, request.site);
+      const { key, page } = await times(request.params.id, request.query ?? {}, request.site);
       // Each rendering gets its own nonce (the hold's Idempotency-Key) and CSRF token.
-      return reply.cachedPage(availability, (ctx, once) => page(ctx, once, null));
+      return reply.cachedPage(key, (ctx, once) => page(ctx, once, null));
     });
 
     site.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/lawyers/:id/book', { schema: { hide: true } }, async (request, reply) => {

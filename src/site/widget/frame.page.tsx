@@ -103,7 +103,7 @@ export function BookerView({ ctx, availability: a, strip, dayLink, prev, next, h
       <p class="w-price">
         <strong>{euros(a.consultation_fee_cents, ctx.locale)}</strong> {t.lawyer.perConsultation} · {a.consultation_minutes} min
       </p>
-      <p class="w-note">{t.bookingPath.timesNote(zoneName(a.timezone, ctx.locale))}</p>
+      <p class="w-note">{t.bookingPath.timesNote(null, zoneName(a.timezone, ctx.locale))}</p>
       {taken ? (
         <p class="w-alert" role="alert">
           {w.taken}
