@@ -14,7 +14,7 @@ describe('generateApiKey', () => {
       assert.ok(!token.startsWith('svc_test_'));
       assert.equal(prefix, token.slice(0, 12));
       assert.equal(hash, createHash('sha256').update(token).digest('hex'));
-      assert.deepEqual(parseApiKey(token), { mode: 'live' });
+      assert.deepEqual(parseApiKey(token), { mode: 'live', kind: 'secret' });
     }
   });
 
@@ -22,7 +22,7 @@ describe('generateApiKey', () => {
     const { token, prefix } = generateApiKey('test');
     assert.match(token, /^svc_test_[0-9A-Za-z]{38}$/);
     assert.equal(prefix, token.slice(0, 13));
-    assert.deepEqual(parseApiKey(token), { mode: 'test' });
+    assert.deepEqual(parseApiKey(token), { mode: 'test', kind: 'secret' });
   });
 
   it('uses the whole base62 alphabet roughly evenly (no modulo bias, no constant characters)', () => {
@@ -64,9 +64,9 @@ describe('parseApiKey', () => {
 
   it('accepts keys built from any random part with the right checksum', () => {
     const body = 'svc_' + '0'.repeat(32);
-    assert.deepEqual(parseApiKey(body + keyChecksum(body)), { mode: 'live' });
+    assert.deepEqual(parseApiKey(body + keyChecksum(body)), { mode: 'live', kind: 'secret' });
     const testBody = 'svc_test_' + 'z'.repeat(32);
-    assert.deepEqual(parseApiKey(testBody + keyChecksum(testBody)), { mode: 'test' });
+    assert.deepEqual(parseApiKey(testBody + keyChecksum(testBody)), { mode: 'test', kind: 'secret' });
   });
 
   it('checksums are six base62 digits, zero-padded', () => {

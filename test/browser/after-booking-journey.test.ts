@@ -191,6 +191,9 @@ for (const target of browserDatabaseTarget('postgres')) {
         await page.waitForURL(`${site}/consultations/${a.id}/move`);
         await page.goto(`${site}/consultations/${a.id}/move?week=${A}&day=${A}`);
         await page.locator(`button[value="${A}|${hh(movedTo)}|${next(movedTo)}"]`).click();
+        // A confirmation step, like cancelling (issue 25 item 2): nothing moves until it is answered.
+        await page.waitForURL(`${site}/consultations/${a.id}/move?to=*`);
+        await page.getByRole('button', { name: t.changeBooking.confirmMove }).click();
         await page.waitForURL(`${site}/consultations/${a.id}/move?done=1`);
         problems.push(...(await pageProblems(page, `${lang} moved`)));
         const moved = await consultationAt(user.id, A);

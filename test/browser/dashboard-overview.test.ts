@@ -88,14 +88,14 @@ for (const target of browserDatabaseTarget('sqlite')) {
       const { context, page } = await tab(me.token, { viewport: PHONE });
       try {
         await page.goto(`${site}/developer`);
-        assert.match(await page.locator('.getting-started').innerText(), /0 of 5 steps done/);
+        assert.match(await page.locator('.getting-started').innerText(), /0 of 6 steps done/);
         await page.getByRole('link', { name: 'Create a test key' }).click();
         assert.equal(await page.locator('input[name="mode"][value="test"]').isChecked(), true, 'test preselected');
         await page.getByLabel('Name').fill('first try');
         await page.getByRole('button', { name: 'Create key' }).click();
         assert.match(await page.locator('#secret-value').inputValue(), /^svc_test_/);
         await page.getByRole('link', { name: 'Overview' }).click();
-        assert.match(await page.locator('.getting-started').innerText(), /1 of 5 steps done/);
+        assert.match(await page.locator('.getting-started').innerText(), /1 of 6 steps done/);
         assert.equal(await page.locator('[data-step="test_key"]').getAttribute('data-done'), 'yes');
       } finally {
         await context.close();

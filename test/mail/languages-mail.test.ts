@@ -76,7 +76,7 @@ for (const target of databaseTargets()) {
       // Lawyers practise in Spain and have no language setting: their notice is Spanish.
       const [notice] = await mailTo('nadia@despacho.example');
       assert.match(notice!.subject ?? '', /^Nueva consulta reservada: martes, 24 de noviembre de 2026, 10:00$/);
-      assert.match(notice!.text ?? '', /Cliente:\s+camille@example\.com/);
+      assert.match(notice!.text ?? '', /Correo de contacto:\s+camille@example\.com/);
     });
 
     it('the sign-in code asked for on a French page', async () => {
