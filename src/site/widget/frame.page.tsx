@@ -101,7 +101,7 @@ export function BookerView({ ctx, availability: a, strip, dayLink, prev, next, h
       ) : null}
       <h1>{a.lawyer_name}</h1>
       <p class="w-price">
-        <strong>{euros(a.consultation_fee_cents, ctx.locale)}</strong> {t.lawyer.perConsultation} · {a.consultation_minutes} min
+        <strong>{euros(a.consultation_fee_cents, ctx.locale)}</strong> {t.lawyer.perConsultation} · {t.purchase.length(a.consultation_minutes)}
       </p>
       <p class="w-note">{t.bookingPath.timesNote(null, zoneName(a.timezone, ctx.locale))}</p>
       {taken ? (
