@@ -59,13 +59,16 @@ describe('the payment page on a narrow phone', { skip: unavailable, timeout: 240
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A hold three days ahead with its choices made (a phone number and a long note): its payment page's path. */
+  /**
+   * A hold three days ahead with its choices made (a phone number and a long note, and the answer to
+   * the language question an Arabic reader is asked by a lawyer who speaks no Arabic): its payment page's path.
+   */
   async function payPath(): Promise<string> {
     const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
     const res = await server.app.fastify.inject({ method: 'POST', url: '/api/v1/bookings/initiate', payload: slotBody(lawyer, date, String(hour++).padStart(2, '0')), remoteAddress: `198.51.100.${++address}` });
     assert.equal(res.statusCode, 201, res.body);
     const token = new URL((res.json() as { confirmation_url: string }).confirmation_url).pathname.split('/').pop()!;
-    const outcome = await new PurchaseService({ database: server.database, clock }).choose(token, { userId, name: null, languages: [] }, { phone: '612 345 678', note: 'Mi tarjeta de residencia caduca el mes que viene y necesito saber qué documentos hacen falta para renovarla a tiempo.' });
+    const outcome = await new PurchaseService({ database: server.database, clock }).choose(token, { userId, name: null, languages: ['ar'] }, { language_ack: 'interpreter', phone: '612 345 678', note: 'Mi tarjeta de residencia caduca el mes que viene y necesito saber qué documentos hacen falta para renovarla a tiempo.' });
     assert.equal(outcome.kind, 'saved');
     return `/confirm/${token}/pay`;
   }

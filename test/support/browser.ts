@@ -67,13 +67,17 @@ export async function pageProblems(page: Page, label: string): Promise<string[]>
 
 /**
  * After signing in from a hold page: back on it, its choices (issue 25 item 14) — the first format
- * when several are offered and none is chosen, a number when one is asked for — then on to payment.
+ * when several are offered and none is chosen, a number when one is asked for, the answer to the
+ * language question when it is asked — then on to payment.
  */
 export async function continueToPay(page: Page, phone = '612 345 678'): Promise<void> {
   await page.waitForSelector('form[action$="/choices"]');
   const formats = page.locator('form[action$="/choices"] input[name="format"]');
   if ((await formats.count()) > 0 && (await page.locator('form[action$="/choices"] input[name="format"]:checked').count()) === 0) await formats.first().check();
   if ((await page.locator('#f-phone').count()) > 0 && (await page.inputValue('#f-phone')) === '') await page.fill('#f-phone', phone);
+  // A lawyer who speaks none of the person's languages: the question is answered knowingly (issue 26).
+  const ack = page.locator('form[action$="/choices"] input[name="language_ack"]');
+  if ((await ack.count()) > 0 && (await page.locator('form[action$="/choices"] input[name="language_ack"]:checked').count()) === 0) await ack.first().check();
   await page.locator('form[action$="/choices"] button[type="submit"]').click();
   await page.waitForURL('**/pay');
 }
