@@ -22,7 +22,7 @@ import { messages } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { testConfig } from '../support/app.ts';
-import { axeViolations, browserUnavailable, freePort, launchBrowser, PHONE } from '../support/browser.ts';
+import { axeViolations, browserUnavailable, continueToPay, freePort, launchBrowser, PHONE } from '../support/browser.ts';
 import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { OPERATOR, startReceiver, webhookKit, type Receiver } from '../webhooks/support.ts';
@@ -96,7 +96,8 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       const code = /\b(\d{6})\b/.exec(mail.text ?? '')![1]!;
       await tab.fill('#f-code', code);
       await tab.locator('form[action="/sign-in/code"] button[type="submit"]').click();
-      await tab.waitForURL('**/pay');
+      // Back on the hold page's choices (note, phone, the language question), then on to payment.
+      await continueToPay(tab);
       await tab.fill('#f-number', '4242 4242 4242 4242');
       await tab.fill('#f-expiry', '12/30');
       await tab.fill('#f-cvc', '123');
