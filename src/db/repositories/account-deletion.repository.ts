@@ -44,22 +44,23 @@ export async function eraseIntentAddressesOfUser(db: Executor, userId: string): 
 }
 
 /**
- * Erases what the person wrote or chose on the hold page — the note for the lawyer, the phone
- * number, their time zone — from their intents and their kept consultations (issue 20); the
- * format stays with the booking record.
+ * Erases what the person wrote or chose on the hold page — the note for the lawyer (and its
+ * language label), the phone number, their time zone, the name and languages the lawyer was shown
+ * and their answer to a language mismatch — from their intents and their kept consultations
+ * (issues 20 and 26); the format stays with the booking record.
  */
 export async function erasePurchaseChoicesOfUser(db: Executor, userId: string): Promise<number> {
   const intents = await db
     .updateTable('booking_intents')
-    .set({ note: null, phone_e164: null, person_timezone: null })
+    .set({ note: null, phone_e164: null, person_timezone: null, person_name: null, person_languages: null, language_ack: null, note_language: null })
     .where((eb) => eb.or([eb('held_for_user_id', '=', userId), eb('confirmed_by_user_id', '=', userId)]))
-    .where((eb) => eb.or([eb('note', 'is not', null), eb('phone_e164', 'is not', null), eb('person_timezone', 'is not', null)]))
+    .where((eb) => eb.or([eb('note', 'is not', null), eb('phone_e164', 'is not', null), eb('person_timezone', 'is not', null), eb('person_name', 'is not', null), eb('person_languages', 'is not', null)]))
     .executeTakeFirst();
   const consultations = await db
     .updateTable('consultations')
-    .set({ note: null, phone_e164: null, person_timezone: null })
+    .set({ note: null, phone_e164: null, person_timezone: null, person_name: null, person_languages: null, language_ack: null, note_language: null })
     .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('note', 'is not', null), eb('phone_e164', 'is not', null), eb('person_timezone', 'is not', null)]))
+    .where((eb) => eb.or([eb('note', 'is not', null), eb('phone_e164', 'is not', null), eb('person_timezone', 'is not', null), eb('person_name', 'is not', null), eb('person_languages', 'is not', null)]))
     .executeTakeFirst();
   return count(intents) + count(consultations);
 }
@@ -185,6 +186,7 @@ export async function anonymiseReviewsOfUser(db: Executor, userId: string): Prom
  * (consultations, payments, revoked keys) to keep pointing somewhere.
  */
 export async function anonymiseUser(db: Executor, userId: string, tombstone: string): Promise<boolean> {
+  await db.deleteFrom('user_languages').where('user_id', '=', userId).execute();
   return count(await db.updateTable('users').set({ email: tombstone, name: null, locale: null }).where('id', '=', userId).executeTakeFirst()) === 1;
 }
 
