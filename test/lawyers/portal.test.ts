@@ -301,8 +301,9 @@ for (const target of databaseTargets()) {
       assert.equal(await portal().photoUrl(lawyer.id), url);
       const hash = url.split('/').pop()!;
       const photo = (await portal().photo(lawyer.id, hash))!;
-      assert.equal(photo.contentType, 'image/png');
-      assert.ok(photo.bytes.equals(PNG));
+      // Every accepted photo is re-encoded: a 512×512 JPEG without metadata (issue 25 item 3).
+      assert.equal(photo.contentType, 'image/jpeg');
+      assert.ok(!photo.bytes.equals(PNG));
       assert.equal(await portal().photo(lawyer.id, '0'.repeat(32)), null);
       assert.deepEqual(await refusal(portal().savePhoto(lawyer, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))), ['/photo']);
       assert.deepEqual(await refusal(portal().savePhoto(lawyer, Buffer.concat([PNG, Buffer.alloc(2 * 1024 * 1024)]))), ['/photo']);

@@ -164,7 +164,7 @@ for (const target of databaseTargets()) {
       const mail = mails.find((m) => (m.text ?? '').includes(reason));
       assert.ok(mail, 'the reason reaches the person verbatim');
       const text = mail.text ?? '';
-      assert.ok(text.includes(`من المحامي، باللغة الإسبانية، كما كتبه\n-----\n${reason}\n-----`), text);
+      assert.ok(text.includes(`من مكتب المحاماة، باللغة الإسبانية، كما كتبه\n-----\n${reason}\n-----`), text);
       assert.ok(text.includes(bookingReference(phone.consultationId)), 'the same short reference');
     });
   });
