@@ -47,6 +47,10 @@ export const UNCACHED_COUNT_SCENARIO: ScenarioSpec = {
 
 export const SCENARIOS: ScenarioSpec[] = [
   ...SEARCH_SCENARIOS,
+  // Issue 26: the person's languages rank the page (speakers first), and a city search may add
+  // the lawyers from elsewhere who consult by video or phone (docs/lawyers.md#online-from-anywhere-in-spain).
+  { name: 'search: madrid, languages=ar', kind: 'search', target: 0.3, paths: fixed('/lawyers/search?city=madrid&languages=ar') },
+  { name: 'search: madrid+remote, languages=ar', kind: 'search', target: 0.3, paths: fixed('/lawyers/search?city=madrid&include_remote=true&languages=ar') },
   { name: 'profile', kind: 'lawyer', target: 0.4, paths: perLawyer('') },
   { name: 'availability', kind: 'lawyer', target: 0.4, paths: perLawyer('/availability') },
   { name: 'reviews', kind: 'lawyer', target: 0.4, paths: perLawyer('/reviews?limit=10') },
