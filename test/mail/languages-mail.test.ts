@@ -4,7 +4,7 @@
  * databases, a French person's sign-in code, receipt and its `.ics` invitation are French —
  * dates, money and the zone as French writes them — while the lawyer's notice is in the lawyer's
  * own language: her account's when the lawyer's side is written in it (Spanish, English), else
- * Spanish, whatever the person's (consultation-mail.ts lawyerLocale, as her evening digest).
+ * Spanish, whatever the person's (consultation-mail.ts lawyerSideLocale, as her evening digest).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

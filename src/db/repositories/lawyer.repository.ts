@@ -309,7 +309,7 @@ export async function existingLawyerIds(db: Executor, ids: string[]): Promise<Se
 
 export type LawyerMailRow = Pick<LawyerTable, 'id' | 'name' | 'timezone' | 'consultation_fee_cents' | 'platform_commission_percent' | 'contact_email' | 'form_of_address'> & {
   city_name: string | null;
-  /** Her account's language (the notice is written in it: consultation-mail.ts lawyerLocale); null without an account. */
+  /** Her account's language (the notice is written in it: consultation-mail.ts lawyerSideLocale); null without an account. */
   user_locale: string | null;
 };
 

@@ -46,7 +46,7 @@ export interface ConsultationMailFacts {
     contact_email: string | null;
     /** How she is named (0034): the receipt's labels word her by it; neutral when absent. */
     form_of_address?: FormOfAddress | null;
-    /** Her account's language, when she has an account: her notice is written in it (lawyerLocale). */
+    /** Her account's language, when she has an account: her notice is written in it (lawyerSideLocale). */
     locale?: string | null;
   };
   siteUrl: string;
@@ -105,7 +105,7 @@ export function personWhen(intent: Pick<ConsultationMailFacts['intent'], 'slot_d
  * portal's `lawyerBookings` and the notice's who-comes lines), else Spanish — lawyers practise in
  * Spain. The verification emails (`lawyerMail`) exist in all six languages and use hers as is.
  */
-export function lawyerLocale(locale: string | null | undefined): 'es' | 'en' {
+export function lawyerSideLocale(locale: string | null | undefined): 'es' | 'en' {
   return locale === 'en' ? 'en' : 'es';
 }
 
@@ -236,7 +236,7 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   if (!lawyer.contact_email) return [receipt];
 
   // In her language (her account's, Spanish or English; else Spanish), whatever the person's.
-  const her = lawyerLocale(lawyer.locale);
+  const her = lawyerSideLocale(lawyer.locale);
   const n = messages(her).mail.lawyerNotice;
   const lawyerDay = formatDay(intent.slot_date, her);
   const b = facts.bought;

@@ -7,7 +7,7 @@
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { dayAndTime, formatDay } from '../../i18n/format.ts';
-import { lawyerLocale as lawyerBookingsLocale, personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
+import { lawyerSideLocale, personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
 import { personPolicy } from '../booking/policy.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone } from '../directory/zoned-time.ts';
@@ -28,7 +28,7 @@ export function personLocale(c: Pick<ReminderCandidate, 'person_locale' | 'consu
 
 /** A lawyer's language: English when her account says so, else Spanish (lawyers practise in Spain); the same rule as her booking notice. */
 export function lawyerLocale(c: Pick<ReminderCandidate, 'lawyer_user_locale'>): 'es' | 'en' {
-  return lawyerBookingsLocale(c.lawyer_user_locale);
+  return lawyerSideLocale(c.lawyer_user_locale);
 }
 
 /** "How to join", by the format the person chose (none when it was not chosen). */
