@@ -110,6 +110,14 @@ export const AvailabilityQuerySchema = Type.Object(
   {
     start_date: Type.Optional(DateOnly),
     end_date: Type.Optional(DateOnly),
+    languages: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "Additive (docs/lawyers.md#online-from-anywhere-in-spain). The languages the person reads, comma-separated, most preferred first (ISO 639-1 codes or names: `ar,fr`; at most 6), as in search: the answer then carries `languages_in_common`. The slots are the same with or without it",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -143,6 +151,11 @@ export const AvailabilityResponseSchema = Type.Object({
   slots: Type.Array(SlotSchema),
   booking_url: Type.String({ format: 'uri' }),
   profile_url: Type.String({ format: 'uri' }),
+  languages_in_common: Type.Optional(
+    Type.Array(Type.String({ description: 'ISO 639-1 code' }), {
+      description: "Additive; present when the request gave the person's `languages`: those this lawyer speaks, in the person's order. Empty: she speaks none of them — tell the person before they pay (an interpreter, or their Spanish), and offer lawyers who do (search with `languages` and `include_remote=true`)",
+    }),
+  ),
 });
 export type AvailabilityResponse = Static<typeof AvailabilityResponseSchema>;
 

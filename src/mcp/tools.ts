@@ -16,7 +16,7 @@ import type { Config } from '../config.ts';
 import { MAX_PENDING_HOLDS_PER_USER, type BookingService } from '../domain/booking/booking.service.ts';
 import type { Consultation, ConsultationsService } from '../domain/booking/consultations.service.ts';
 import { MAX_MOVES } from '../domain/booking/policy.ts';
-import { languagesInCommon, parseLanguages, type DirectoryService } from '../domain/directory/directory.service.ts';
+import { parseLanguages, type DirectoryService } from '../domain/directory/directory.service.ts';
 import type { PersonLanguagesService } from '../domain/people/person-languages.service.ts';
 import type { PurchaseService } from '../domain/booking/purchase.service.ts';
 import { suggestPracticeAreas } from '../domain/directory/practice-area-suggest.ts';
@@ -276,8 +276,7 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
           return { ...availability, price_breakdown: priceBreakdown(quote(availability)), cancellation_policy: POLICY_TEXT, slots: slots.slice(0, max), omitted_slots: Math.max(0, slots.length - max) };
         });
         if (!languages) return answer;
-        const lawyer = await directory.getProfile(String(lawyer_id));
-        return { ...answer, languages_in_common: languagesInCommon(languages, lawyer.languages) };
+        return { ...answer, languages_in_common: await directory.languagesInCommonWith(String(lawyer_id), languages) };
       },
     },
     {
@@ -400,8 +399,7 @@ export function toolDefinitions(deps: ToolDeps): ToolDefinition[] {
           await people.purchase.rememberPerson({ id: intentId, person_name: null, person_languages: null }, { name: user?.name ?? null, languages: languages ?? [] });
         }
         if (!languages) return held.response;
-        const lawyer = await directory.getProfile(slot.lawyer_id);
-        return { ...held.response, languages_in_common: languagesInCommon(languages, lawyer.languages) };
+        return { ...held.response, languages_in_common: await directory.languagesInCommonWith(slot.lawyer_id, languages) };
       },
     },
     {

@@ -117,6 +117,8 @@ for (const target of databaseTargets()) {
       const doc = (await ctx.app.fastify.inject({ url: '/api/v1/openapi.json' })).json() as { paths: Record<string, { get: { parameters: Array<{ name: string }> } }>; components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
       const params = doc.paths['/lawyers/search']!.get.parameters.map((p) => p.name);
       assert.ok(params.includes('include_remote') && params.includes('languages'), params.join());
+      const slotParams = doc.paths['/lawyers/{lawyerId}/availability']!.get.parameters.map((p) => p.name);
+      assert.ok(slotParams.includes('languages'), slotParams.join());
       const summary = JSON.stringify(doc);
       assert.match(summary, /languages_in_common/);
       assert.match(summary, /remote_available/);
@@ -155,6 +157,49 @@ for (const target of databaseTargets()) {
         // A bad language is the tool's invalid_request, not a crash.
         const bad = (await client.callTool({ name: 'search_lawyers', arguments: { languages: 'zz-top' } })) as { isError?: boolean };
         assert.equal(bad.isError, true);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('REST availability takes `languages` too: the same slots, and the same languages_in_common as MCP; bad languages are a problem', async () => {
+      const range = 'start_date=2026-11-24&end_date=2026-11-25';
+      const availability = async (id: string, qs: string) => {
+        const res = await ctx.app.fastify.inject({ url: `/api/v1/lawyers/${id}/availability?${qs}` });
+        return { res, body: res.json() as { slots: unknown[]; languages_in_common?: string[] } };
+      };
+      const plain = await availability(ids['S Arabic video']!, range);
+      assert.equal(plain.res.statusCode, 200, plain.res.body);
+      assert.ok(plain.body.slots.length > 0);
+      assert.equal('languages_in_common' in plain.body, false, 'no new field without the new parameter');
+      const withLanguages = await availability(ids['S Arabic video']!, `${range}&languages=uk,French,ar`);
+      assert.equal(withLanguages.res.statusCode, 200, withLanguages.res.body);
+      assert.deepEqual(withLanguages.body.languages_in_common, ['fr', 'ar'], "the person's order, names read as codes");
+      assert.deepEqual(withLanguages.body.slots, plain.body.slots);
+      assert.deepEqual((await availability(ids['M Spanish top']!, `${range}&languages=ar`)).body.languages_in_common, [], 'empty: a mismatch');
+      // Asked again: the same answer (a cached derivation must not mix up two lists).
+      assert.deepEqual((await availability(ids['S Arabic video']!, `${range}&languages=ar`)).body.languages_in_common, ['ar']);
+      assert.deepEqual((await availability(ids['S Arabic video']!, `${range}&languages=uk,French,ar`)).body.languages_in_common, ['fr', 'ar']);
+
+      const bad = await availability(ids['S Arabic video']!, `${range}&languages=ar,klingon`);
+      assert.equal(bad.res.statusCode, 400);
+      assert.equal(bad.res.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.match(bad.res.body, /klingon/);
+      assert.match(bad.res.body, /\/query\/languages/);
+      assert.equal((await availability(ids['S Arabic video']!, `${range}&languages=`)).res.statusCode, 400);
+      assert.equal((await availability(ids['S Arabic video']!, `${range}&languages=ar,fr,en,uk,ro,de,it`)).res.statusCode, 400, 'at most 6');
+
+      const agent = await connectedAgent(ctx, `slots-${target.name}@example.com`, 'directory:read');
+      const client = await sdkClient(ctx, agent.accessToken);
+      try {
+        for (const [name, languages] of [['S Arabic video', 'uk,French,ar'], ['M Spanish top', 'ar'], ['B French phone', 'fr,es']] as const) {
+          const rest = (await availability(ids[name]!, `${range}&languages=${languages}`)).body;
+          const mcp = structured<{ slots: unknown[]; languages_in_common: string[] }>(
+            await client.callTool({ name: 'get_lawyer_availability', arguments: { lawyer_id: ids[name], languages, start_date: '2026-11-24', end_date: '2026-11-25', include_unavailable: true, max_slots: 200 } }),
+          );
+          assert.deepEqual(mcp.languages_in_common, rest.languages_in_common, name);
+          assert.deepEqual(mcp.slots, rest.slots, name);
+        }
       } finally {
         await client.close();
       }

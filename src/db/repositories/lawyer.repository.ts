@@ -309,6 +309,8 @@ export async function existingLawyerIds(db: Executor, ids: string[]): Promise<Se
 
 export type LawyerMailRow = Pick<LawyerTable, 'id' | 'name' | 'timezone' | 'consultation_fee_cents' | 'platform_commission_percent' | 'contact_email' | 'form_of_address'> & {
   city_name: string | null;
+  /** Her account's language (the notice is written in it: consultation-mail.ts lawyerSideLocale); null without an account. */
+  user_locale: string | null;
 };
 
 /**
@@ -319,7 +321,8 @@ export function findLawyerForMail(db: Executor, id: string): Promise<LawyerMailR
   return db
     .selectFrom('lawyers')
     .leftJoin('cities', 'cities.slug', 'lawyers.city_slug')
-    .select(['lawyers.id', 'lawyers.name', 'lawyers.timezone', 'lawyers.consultation_fee_cents', 'lawyers.platform_commission_percent', 'lawyers.contact_email', 'lawyers.form_of_address', 'cities.name as city_name'])
+    .leftJoin('users', 'users.id', 'lawyers.user_id')
+    .select(['lawyers.id', 'lawyers.name', 'lawyers.timezone', 'lawyers.consultation_fee_cents', 'lawyers.platform_commission_percent', 'lawyers.contact_email', 'lawyers.form_of_address', 'cities.name as city_name', 'users.locale as user_locale'])
     .where('lawyers.id', '=', id)
     .executeTakeFirst();
 }

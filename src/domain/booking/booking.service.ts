@@ -458,7 +458,7 @@ export class BookingService {
       intent,
       confirmedAt: now,
       person: { email: user.email, locale: user.locale, zone: personZone },
-      lawyer: { ...lawyer, city: lawyer.city_name },
+      lawyer: { ...lawyer, city: lawyer.city_name, locale: lawyer.user_locale },
       siteUrl: this.deps.config.siteUrl,
       // The name they gave when booking, else their account's: the lawyer never gets the email as a name.
       bought: bought ? { ...bought, person_name: bought.person_name || user.name || null } : bought,

@@ -46,6 +46,8 @@ export interface ConsultationMailFacts {
     contact_email: string | null;
     /** How she is named (0034): the receipt's labels word her by it; neutral when absent. */
     form_of_address?: FormOfAddress | null;
+    /** Her account's language, when she has an account: her notice is written in it (lawyerSideLocale). */
+    locale?: string | null;
   };
   siteUrl: string;
   /**
@@ -95,6 +97,16 @@ export function personWhen(intent: Pick<ConsultationMailFacts['intent'], 'slot_d
   const start = formatInZone(startMs, zone);
   const label = `${zoneName(locale, zone)}${comma(locale)}UTC${start.slice(-6)}`;
   return messages(locale).mail.receipt.whenValue(formatDay(dateInZone(startMs, zone), locale), start.slice(11, 16), formatInZone(endMs, zone).slice(11, 16), label);
+}
+
+/**
+ * The language of what Consulta writes to a lawyer about her bookings (her notice, her evening
+ * digest): her account's when the lawyer's side is written in it (Spanish and English: the
+ * portal's `lawyerBookings` and the notice's who-comes lines), else Spanish — lawyers practise in
+ * Spain. The verification emails (`lawyerMail`) exist in all six languages and use hers as is.
+ */
+export function lawyerSideLocale(locale: string | null | undefined): 'es' | 'en' {
+  return locale === 'en' ? 'en' : 'es';
 }
 
 /** Label–value lines, the values aligned. */
@@ -223,9 +235,10 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   };
   if (!lawyer.contact_email) return [receipt];
 
-  // Lawyers practise in Spain and have no language setting: their notice is in Spanish.
-  const n = messages('es').mail.lawyerNotice;
-  const lawyerDay = formatDay(intent.slot_date, 'es');
+  // In her language (her account's, Spanish or English; else Spanish), whatever the person's.
+  const her = lawyerSideLocale(lawyer.locale);
+  const n = messages(her).mail.lawyerNotice;
+  const lawyerDay = formatDay(intent.slot_date, her);
   const b = facts.bought;
   const who = b
     ? whoComes({ consultationId: b.consultationId, name: b.person_name, languages: b.person_languages, languageAck: b.language_ack, noteLanguage: b.note_language, format: b.format, phoneE164: b.phone_e164, note: b.note, videoUrl: b.offer?.video_url })
@@ -233,23 +246,23 @@ export function consultationMails(facts: ConsultationMailFacts): OutgoingMail[] 
   const notice: OutgoingMail = {
     kind: LAWYER_NOTICE_KIND,
     to: lawyer.contact_email,
-    subject: n.subject(`${lawyerDay}, ${start}`),
+    subject: n.subject(`${lawyerDay}${comma(her)}${start}`),
     text: [
       n.intro,
       '',
       table([
-        [n.when, n.whenValue(lawyerDay, start, end, zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, 'es'))],
+        [n.when, n.whenValue(lawyerDay, start, end, zoneLabel(intent.slot_date, intent.start_time, lawyer.timezone, her))],
         // Their contact address, labelled as one: the name is the line below ('Persona'), never the email.
-        [who ? messages('es').lawyerBookings.email : n.client, facts.person.email],
-        [n.fee, euros(price.totalCents, 'es')],
-        [`  ${n.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, 'es')],
-        [`  ${n.payout}`, euros(price.lawyerPayoutCents, 'es')],
+        [who ? messages(her).lawyerBookings.email : n.client, facts.person.email],
+        [n.fee, euros(price.totalCents, her)],
+        [`  ${n.platformShare(price.commissionPercent)}`, euros(price.platformShareCents, her)],
+        [`  ${n.payout}`, euros(price.lawyerPayoutCents, her)],
         ...(who ? [] : [[n.reference, intent.id] as const]),
       ]),
       // Who comes and how, the same lines as her portal and her feed (the notice is hers alone: the phone number too).
-      ...(who ? ['', ...whoComesLines(who, 'es', true)] : []),
+      ...(who ? ['', ...whoComesLines(who, her, true)] : []),
       '',
-      ...(b?.note ? [`${messages('es').purchase.client.note}:`, '-----', b.note, '-----', ''] : []),
+      ...(b?.note ? [`${messages(her).purchase.client.note}:`, '-----', b.note, '-----', ''] : []),
       n.clientNote,
       '',
       `— ${n.signature}`,

@@ -264,6 +264,26 @@ export class DirectoryService {
   }
 
   /**
+   * REST's availability (GET /lawyers/{id}/availability): getAvailability's answer, and with the
+   * person's `languages` (checked as search checks them) the lawyer's `languages_in_common` too —
+   * the field MCP's get_lawyer_availability gives (docs/lawyers.md#online-from-anywhere-in-spain).
+   * Without `languages` the cached answer itself; with them one derived object per answer and list.
+   */
+  async availabilityFor(lawyerId: string, query: AvailabilityQuery): Promise<AvailabilityResponse> {
+    const { languages, ...range } = query;
+    const person = languages === undefined ? undefined : parseLanguages(languages, '/query/languages');
+    const availability = await this.getAvailability(lawyerId, range);
+    if (!person) return availability;
+    return derivedWithLanguages(availability, person, await this.languagesInCommonWith(lawyerId, person));
+  }
+
+  /** The person's languages (in their order) that this listed lawyer speaks: `[]` is a mismatch (DESIGN.md §13); 404 when she is not listed. */
+  async languagesInCommonWith(lawyerId: string, person: readonly string[]): Promise<string[]> {
+    const { row } = await this.publicLawyer(lawyerId);
+    return languagesInCommon(person, JSON.parse(row.languages_json) as string[]);
+  }
+
+  /**
    * A lawyer's first `count` free times from `nextAvailable` (a search result's next_available),
    * for a result card. Reads the same per-lawyer availability cache as getAvailability (the
    * 14-day window starting that day), so a card costs no query while that answer is fresh. Empty
@@ -417,6 +437,17 @@ export function parseLanguages(text: string, pointer: string): string[] {
 /** The person's languages (in their order) that the lawyer speaks: empty is a mismatch (DESIGN.md §13). */
 export function languagesInCommon(person: readonly string[], lawyer: readonly string[]): string[] {
   return person.filter((code) => lawyer.includes(code));
+}
+
+/** An availability answer with `languages_in_common` for one list of the person's languages: the same object while that answer is unchanged. */
+const withLanguages = new WeakMap<AvailabilityResponse, Map<string, AvailabilityResponse>>();
+function derivedWithLanguages(availability: AvailabilityResponse, person: readonly string[], inCommon: string[]): AvailabilityResponse {
+  let byList = withLanguages.get(availability);
+  if (!byList) withLanguages.set(availability, (byList = new Map()));
+  const key = person.join(',');
+  let out = byList.get(key);
+  if (!out || out.languages_in_common?.join(',') !== inCommon.join(',')) byList.set(key, (out = { ...availability, languages_in_common: inCommon }));
+  return out;
 }
 
 /** The first `count` free slots of an availability answer: the same object while that answer is unchanged. */

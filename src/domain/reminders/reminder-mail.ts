@@ -7,7 +7,7 @@
  */
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { dayAndTime, formatDay } from '../../i18n/format.ts';
-import { personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
+import { lawyerSideLocale, personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
 import { personPolicy } from '../booking/policy.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import { formatInZone } from '../directory/zoned-time.ts';
@@ -26,9 +26,9 @@ export function personLocale(c: Pick<ReminderCandidate, 'person_locale' | 'consu
   return 'es';
 }
 
-/** A lawyer's language: English when her account says so, else Spanish (lawyers practise in Spain). */
+/** A lawyer's language: English when her account says so, else Spanish (lawyers practise in Spain); the same rule as her booking notice. */
 export function lawyerLocale(c: Pick<ReminderCandidate, 'lawyer_user_locale'>): 'es' | 'en' {
-  return c.lawyer_user_locale === 'en' ? 'en' : 'es';
+  return lawyerSideLocale(c.lawyer_user_locale);
 }
 
 /** "How to join", by the format the person chose (none when it was not chosen). */

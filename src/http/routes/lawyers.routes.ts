@@ -50,12 +50,12 @@ export const lawyerRoutes: FastifyPluginAsyncTypebox<LawyerRoutesOptions> = asyn
       operationId: 'getAvailability',
       tags: ['Lawyers'],
       summary: 'Consultation slots over at most 14 days',
-      description: "Dates and times are wall-clock values in the lawyer's time zone (`timezone`); `starts_at`/`ends_at` give the same instants with their UTC offset. `start_date` defaults to today in that zone and `end_date` to start_date + 13 days. Slots that start within the minimum lead time, or are held or booked, read `available: false`.",
+      description: "Dates and times are wall-clock values in the lawyer's time zone (`timezone`); `starts_at`/`ends_at` give the same instants with their UTC offset. `start_date` defaults to today in that zone and `end_date` to start_date + 13 days. Slots that start within the minimum lead time, or are held or booked, read `available: false`. With the person's `languages` (additive), the answer says `languages_in_common`: an empty list means she speaks none of them.",
       params: LawyerIdParamsSchema,
       querystring: AvailabilityQuerySchema,
       response: { 200: AvailabilityResponseSchema, ...problems(400, 401, 403, 404, 429) },
     },
-    handler: async (request, reply) => sendJson(reply, await directory.getAvailability(request.params.lawyerId, request.query)),
+    handler: async (request, reply) => sendJson(reply, await directory.availabilityFor(request.params.lawyerId, request.query)),
   });
 
   app.get('/lawyers/:lawyerId/reviews', {
