@@ -49,7 +49,7 @@ import { MailOutbox } from './domain/notify/mail-outbox.ts';
 import { IdempotencyService } from './domain/booking/idempotency.ts';
 import { PaymentsService } from './domain/payments/payments.service.ts';
 import { createPaymentProvider } from './payments/index.ts';
-import { stripeWebhookRoutes } from './payments/stripe-webhook.routes.ts';
+import { stripeWebhookRoutes } from './http/routes/stripe-webhook.routes.ts';
 import { DirectoryService } from './domain/directory/directory.service.ts';
 import { TrustService } from './domain/directory/trust.service.ts';
 import { createFencer } from './domain/directory/fence.ts';
