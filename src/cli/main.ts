@@ -10,7 +10,7 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { describeDatabaseUrl, missingDatabaseReason } from '../db/existing.ts';
 import { countLawyers } from '../db/repositories/lawyer.repository.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { dateInZone } from '../domain/directory/zoned-time.ts';
+import { dateInZone } from '../zoned-time.ts';
 import { progressReporter } from './progress.ts';
 
 class UsageError extends Error {}

@@ -7,7 +7,7 @@
 import { messages, type Locale } from './index.ts';
 import { intlTag } from './locales.ts';
 import { dayAndTime } from './format.ts';
-import { dateInZone, formatInZone } from '../domain/directory/zoned-time.ts';
+import { dateInZone, formatInZone } from '../zoned-time.ts';
 
 /**
  * A practice area's name in `locale`: the catalogue's translation of its slug; an area the

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newRequestId } from '../app.ts';
+import { newRequestId } from '../http/request-id.ts';
 import { problemBody, PROBLEM_CONTENT_TYPE } from '../http/problem.ts';
 import { METRICS_PATH } from './metrics.routes.ts';
 import type { AppMetrics } from './metrics.ts';

@@ -1,6 +1,6 @@
 /**
  * What the dashboard's areas (developer, firms, operator console, passkeys) are built from: the
- * same domain services the CLI uses, so no rule is written twice. Built once in app.ts.
+ * same domain services the CLI uses, so no rule is written twice. Built once in site.plugin.ts.
  */
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';

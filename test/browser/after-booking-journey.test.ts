@@ -22,7 +22,7 @@ import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config.ts';
-import { zonedToUtcMs } from '../../src/domain/directory/zoned-time.ts';
+import { zonedToUtcMs } from '../../src/zoned-time.ts';
 import { messages } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';

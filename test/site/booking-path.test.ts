@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addDays } from '../../src/domain/directory/zoned-time.ts';
+import { addDays } from '../../src/zoned-time.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14, initiate, slotBody, tokenOf } from '../support/booking.ts';
 import { databaseTargets } from '../support/databases.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newRequestId } from '../../src/app.ts';
+import { newRequestId } from '../../src/http/request-id.ts';
 
 describe('newRequestId', () => {
   it('is req_ and 32 hex: the time in ms, then random, so ids sort by time and never repeat', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addDays, dateInZone, daysBetween, formatInZone, isoWeekday, offsetMinutesAt, utcMsToDate, zonedToUtcMs } from '../../src/domain/directory/zoned-time.ts';
+import { addDays, dateInZone, daysBetween, formatInZone, isoWeekday, offsetMinutesAt, utcMsToDate, zonedToUtcMs } from '../../src/zoned-time.ts';
 
 describe('zoned time', () => {
   it('knows Madrid and the Canaries in winter and summer', () => {

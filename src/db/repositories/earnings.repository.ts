@@ -3,9 +3,19 @@
  * payouts.service.ts): her consultations with what was captured and refunded for each, and her
  * connected payout account.
  */
-import type { ConnectedAccountState } from '../../payments/provider.ts';
 import type { LawyerPayoutAccountTable, LawyerTable } from '../schema.ts';
 import type { Executor } from './types.ts';
+
+/**
+ * What the payment provider last said of a connected account, as stored (payments/provider.ts's
+ * ConnectedAccountState has this shape; db does not import the providers, DESIGN.md §2).
+ */
+export interface PayoutAccountState {
+  accountId: string;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
+}
 
 export type EarningsLawyerRow = Pick<LawyerTable, 'id' | 'name' | 'timezone' | 'consultation_fee_cents' | 'platform_commission_percent' | 'contact_email'>;
 
@@ -81,7 +91,7 @@ export function findPayoutAccount(db: Executor, lawyerId: string): Promise<Lawye
 }
 
 /** Records her account once; a second connect (a race) keeps the first. True when inserted. */
-export async function tryInsertPayoutAccount(db: Executor, lawyerId: string, provider: string, state: ConnectedAccountState, nowIso: string): Promise<boolean> {
+export async function tryInsertPayoutAccount(db: Executor, lawyerId: string, provider: string, state: PayoutAccountState, nowIso: string): Promise<boolean> {
   const result = await db
     .insertInto('lawyer_payout_accounts')
     .values({
@@ -100,7 +110,7 @@ export async function tryInsertPayoutAccount(db: Executor, lawyerId: string, pro
 }
 
 /** Stores what the provider says of an account we know; false when it is not one of ours. */
-export async function updatePayoutAccountState(db: Executor, state: ConnectedAccountState, nowIso: string): Promise<boolean> {
+export async function updatePayoutAccountState(db: Executor, state: PayoutAccountState, nowIso: string): Promise<boolean> {
   const result = await db
     .updateTable('lawyer_payout_accounts')
     .set({

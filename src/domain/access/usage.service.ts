@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import { latencyBucketUpperMs, listUsageDaily, listUsageLatency, sumUsageErrors, sumUsageRoutes } from '../../db/repositories/request-log.repository.ts';
 import type { KeyResponse, UsageResponse } from '../../contract/access.ts';
-import { addDays } from '../directory/zoned-time.ts';
+import { addDays } from '../../zoned-time.ts';
 import { TIER_LIMITS, keyRules } from './limits.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import type { ApiKeyRecord } from './types.ts';

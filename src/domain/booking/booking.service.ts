@@ -51,7 +51,7 @@ import { sanitizeShortText } from '../directory/fence.ts';
 import type { DirectoryCache } from '../directory/reference.service.ts';
 import { loadSchedules } from '../directory/schedules.ts';
 import { cellsCovering, isBookable, slotsOnDate, type GeneratedSlot, type LawyerOffer } from '../directory/slots.ts';
-import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { formatInZone, zonedToUtcMs } from '../../zoned-time.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { noMetrics, type DomainMetrics } from '../metrics.ts';
 import type { MailQueue } from '../notify/outbox.ts';

@@ -14,7 +14,7 @@ import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { comma, euros, dayAndTime, formatDay } from '../../i18n/format.ts';
 import { zoneName } from '../../i18n/reference.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { dateInZone, formatInZone, offsetMinutesAt, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { dateInZone, formatInZone, offsetMinutesAt, zonedToUtcMs } from '../../zoned-time.ts';
 import { buildIcs } from '../notify/ics.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
 import { quote } from './quote.ts';

@@ -13,7 +13,7 @@ import {
   type ConsultationRow,
 } from '../../db/repositories/consultation.repository.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import { zonedToUtcMs } from '../../zoned-time.ts';
 import type { Locale } from '../../i18n/index.ts';
 import type { ConsultationStatus } from '../../db/schema.ts';
 import { consultationIcs } from './consultation-mail.ts';

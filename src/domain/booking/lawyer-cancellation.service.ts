@@ -28,7 +28,7 @@ import { dayAndTime, euros, formatDay } from '../../i18n/format.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import type { PaymentProvider } from '../../payments/provider.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import { zonedToUtcMs } from '../../zoned-time.ts';
 import { conflict, invalidRequest, notFound } from '../errors.ts';
 import { buildIcs } from '../notify/ics.ts';
 import type { Logger } from '../notify/mailer.ts';

@@ -26,7 +26,7 @@ import {
 import type { ConsultationFormat, ConsultationStatus } from '../../db/schema.ts';
 import { messages } from '../../i18n/index.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import { zonedToUtcMs } from '../../zoned-time.ts';
 import { admitOrThrow, type RateLimitStore, type WindowRule } from '../access/rate-limit.ts';
 import { conflict, invalidRequest, notFound } from '../errors.ts';
 import { sha256 } from '../identity/session.service.ts';

@@ -39,7 +39,7 @@ import {
   type LawyerSchedule,
 } from './slots.ts';
 import { loadSchedules } from './schedules.ts';
-import { addDays, dateInZone, daysBetween, formatInZone, utcMsToDate } from './zoned-time.ts';
+import { addDays, dateInZone, daysBetween, formatInZone, utcMsToDate } from '../../zoned-time.ts';
 
 /** How far ahead `next_available` looks. */
 export const NEXT_AVAILABLE_HORIZON_DAYS = 90;

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/repositories/types.ts';
 import { listBusyIntervals, listDateExceptions, listHolidayChoices, listLawyerCommunities, listOccupiedSlots, listWeeklyHours } from '../../db/repositories/schedule.repository.ts';
 import { closedHolidayDates, regionOfCommunity } from '../lawyers/holidays.ts';
 import { offerOf, type DateException, type LawyerOffer, type LawyerSchedule, type OccupiedInterval, type WeeklyHours } from './slots.ts';
-import { addDays, zonedToUtcMs } from './zoned-time.ts';
+import { addDays, zonedToUtcMs } from '../../zoned-time.ts';
 
 /**
  * Offer, weekly hours, exceptions, occupied times (live holds and bookings) and busy times of

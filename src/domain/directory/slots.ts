@@ -13,7 +13,7 @@
  *   the platform's), and on a date within her horizon (today and the next horizon − 1 days).
  */
 import { DEFAULT_HORIZON_DAYS } from '../lawyers/calendar-rules.ts';
-import { addDays, dateInZone, isoWeekday, minutesToTime, zonedToUtcMs } from './zoned-time.ts';
+import { addDays, dateInZone, isoWeekday, minutesToTime, zonedToUtcMs } from '../../zoned-time.ts';
 
 /** A value that stays correct, whatever the clock does, until `validThroughMs` (inclusive), barring writes. */
 export interface WithValidity<T> {

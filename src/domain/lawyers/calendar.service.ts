@@ -23,7 +23,7 @@ import { findLawyerRecord } from '../../db/repositories/lawyer-lifecycle.reposit
 import { deleteHolidayChoice, listHolidayChoices, listLawyerCommunities, setHolidayChoice } from '../../db/repositories/schedule.repository.ts';
 import { holidaysBetween, regionOfCommunity } from './holidays.ts';
 import type { DB, LawyerTable } from '../../db/schema.ts';
-import { addDays, dateInZone, daysBetween } from '../directory/zoned-time.ts';
+import { addDays, dateInZone, daysBetween } from '../../zoned-time.ts';
 import { invalidRequest, notFound, type FieldError } from '../errors.ts';
 import { BUFFER_MINUTES, HORIZON_DAYS, isQuarterHour, NOTICE_MINUTES, TIME_ZONES, type TimeZone } from './calendar-rules.ts';
 import { afterLawyerWrite } from './portal.service.ts';

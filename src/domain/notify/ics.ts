@@ -7,7 +7,7 @@
  * Text values come from imported data (lawyer names, cities): they are escaped (RFC 5545 §3.3.11)
  * and control characters are dropped, so no value can end its line and start a property of its own.
  */
-import { zonedToUtcMs } from '../directory/zoned-time.ts';
+import { zonedToUtcMs } from '../../zoned-time.ts';
 
 export interface IcsEvent {
   /** Globally unique and stable for the event (a consultation keeps its UID in every copy). */

@@ -54,7 +54,7 @@ import {
 import { mayConfirm, type BookingService, type ConfirmOutcome } from '../booking/booking.service.ts';
 import { quote, type Quote } from '../booking/quote.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { formatInZone, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { formatInZone, zonedToUtcMs } from '../../zoned-time.ts';
 import { DomainError } from '../errors.ts';
 import { noMetrics, type DomainMetrics, type PaymentOutcome } from '../metrics.ts';
 import type { Logger } from '../notify/mailer.ts';

@@ -10,7 +10,7 @@ import { dayAndTime, formatDay } from '../../i18n/format.ts';
 import { lawyerSideLocale, personWhen, table, zoneLabel } from '../booking/consultation-mail.ts';
 import { personPolicy } from '../booking/policy.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
-import { formatInZone } from '../directory/zoned-time.ts';
+import { formatInZone } from '../../zoned-time.ts';
 import type { OutgoingMail } from '../notify/outbox.ts';
 import type { ReminderCandidate } from '../../db/repositories/reminders.repository.ts';
 

@@ -34,7 +34,7 @@ import {
   type ReminderKind,
 } from '../../db/repositories/reminders.repository.ts';
 import type { Executor } from '../../db/repositories/types.ts';
-import { addDays, dateInZone, utcMsToDate, zonedToUtcMs } from '../directory/zoned-time.ts';
+import { addDays, dateInZone, utcMsToDate, zonedToUtcMs } from '../../zoned-time.ts';
 import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
 import { lawyerDigestMail, personReminderMail, reviewInvitationMail } from './reminder-mail.ts';
 

@@ -5,7 +5,7 @@
  * A zone comes from a cookie the browser set (zone.js) or the chooser form, so it is untrusted
  * text: anything that is not a name Intl knows is ignored (never an error page).
  */
-import { offsetMinutesAt } from '../../domain/directory/zoned-time.ts';
+import { offsetMinutesAt } from '../../zoned-time.ts';
 import { isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { intlZoneName } from '../../i18n/reference.ts';
 import { intlTag } from '../../i18n/locales.ts';

@@ -13,7 +13,7 @@ import { WeekStripNav } from './week-strip-nav.tsx';
 import { Layout } from '../ui/layout.tsx';
 import { OfferSummary } from '../booking/purchase.tsx';
 import { quote } from '../../domain/booking/quote.ts';
-import { dateInZone, zonedToUtcMs } from '../../domain/directory/zoned-time.ts';
+import { dateInZone, zonedToUtcMs } from '../../zoned-time.ts';
 import { timeIn, zoneName, zonesDiffer } from '../booking/visitor-zone.ts';
 import { BookingScript, otherZone, ZoneChooser } from '../booking/zone.tsx';
 import type { FormOfAddress } from '../../i18n/form-of-address.ts';

@@ -6,7 +6,7 @@
  * times) rather than an error.
  */
 import type { AvailabilityResponse } from '../../contract/directory.ts';
-import { addDays, daysBetween, isoWeekday, utcMsToDate, dateToUtcMs } from '../../domain/directory/zoned-time.ts';
+import { addDays, daysBetween, isoWeekday, utcMsToDate, dateToUtcMs } from '../../zoned-time.ts';
 
 /** How far ahead a `week` link may point (the lawyer's horizon ends the times well before). */
 export const MAX_WEEKS_AHEAD = 53;

@@ -3,9 +3,9 @@
  * sent, so this plugin (and only it) reads JSON bodies as raw Buffers instead of parsing them.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { PaymentsService } from '../domain/payments/payments.service.ts';
-import { DomainError } from '../domain/errors.ts';
-import { sendProblem } from '../http/problem.ts';
+import type { PaymentsService } from '../../domain/payments/payments.service.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { sendProblem } from '../problem.ts';
 
 export interface StripeWebhookRoutesOptions {
   payments: Pick<PaymentsService, 'handleStripeWebhook'>;
