@@ -153,6 +153,13 @@ for (const target of databaseTargets()) {
       await lucia.client.get('/lawyer/consultations');
       assert.equal((await lucia.client.post('/lawyer/consultations/feed/private', {})).statusCode, 303);
       assert.ok(!desc((await read()).phone).includes('612'));
+
+      // Her account in English: the feed speaks English too, as her notice and digest do.
+      await ctx.database.db.updateTable('users').set({ locale: 'en' }).where('id', '=', lucia.userId).execute();
+      const english = desc((await read()).video);
+      assert.match(english, /Reads Arabic and French/);
+      assert.ok(!english.includes('Lee árabe'), english);
+      await ctx.database.db.updateTable('users').set({ locale: 'es' }).where('id', '=', lucia.userId).execute();
     });
 
     it('she cancels with a Spanish reason: the person\'s Arabic email quotes it, labelled as hers and in Spanish (item 5)', async () => {

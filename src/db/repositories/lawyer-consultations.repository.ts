@@ -322,11 +322,13 @@ export function findFeed(db: Executor, lawyerId: string): Promise<{ created_at: 
   return db.selectFrom('lawyer_booking_feeds').select(['created_at', 'last_fetched_at']).where('lawyer_id', '=', lawyerId).executeTakeFirst();
 }
 
-export function findLawyerByFeedHash(db: Executor, tokenHash: string): Promise<(LawyerSelfRow & { last_fetched_at: string | null; feed_private_details?: number }) | undefined> {
+export function findLawyerByFeedHash(db: Executor, tokenHash: string): Promise<(LawyerSelfRow & { last_fetched_at: string | null; feed_private_details?: number; user_locale: string | null }) | undefined> {
   return db
     .selectFrom('lawyer_booking_feeds as f')
     .innerJoin('lawyers as l', 'l.id', 'f.lawyer_id')
-    .select(['l.id', 'l.name', 'l.timezone', 'l.contact_email', 'f.last_fetched_at', 'l.feed_private_details'])
+    // Her account's language: the feed's words follow it, as her notice and digest do.
+    .leftJoin('users as u', 'u.id', 'l.user_id')
+    .select(['l.id', 'l.name', 'l.timezone', 'l.contact_email', 'f.last_fetched_at', 'l.feed_private_details', 'u.locale as user_locale'])
     .where('f.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

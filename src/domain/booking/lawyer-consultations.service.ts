@@ -31,7 +31,7 @@ import { admitOrThrow, type RateLimitStore, type WindowRule } from '../access/ra
 import { conflict, invalidRequest, notFound } from '../errors.ts';
 import { sha256 } from '../identity/session.service.ts';
 import { buildCalendar, type IcsEvent } from '../notify/ics.ts';
-import { consultationUid } from './consultation-mail.ts';
+import { consultationUid, lawyerSideLocale } from './consultation-mail.ts';
 import { quote, type Quote } from './quote.ts';
 import { whoComes, whoComesLines, type WhoComes } from './who-comes.ts';
 
@@ -206,7 +206,9 @@ export class LawyerConsultationsService {
     if (this.deps.limiter) await admitOrThrow(this.deps.limiter, `feed:${lawyer.id}`, FEED_RULES, now.getTime(), 'This calendar address is read too often; try again later.', this.deps.onLimiterError);
     if (!lawyer.last_fetched_at || now.getTime() - Date.parse(lawyer.last_fetched_at) >= TOUCH_EVERY_MS) await touchFeed(db, lawyer.id, now.toISOString());
     const since = new Date(now.getTime() - FEED_PAST_DAYS * 86_400_000).toISOString().slice(0, 10);
-    const t = messages('es').lawyerBookings.feed;
+    // In her language, by the rule of her notice and digest (the lawyer's side is written in Spanish and English).
+    const locale = lawyerSideLocale(lawyer.user_locale);
+    const t = messages(locale).lawyerBookings.feed;
     const privateDetails = lawyer.feed_private_details === 1;
     const events: IcsEvent[] = (await listConsultationsOfLawyer(db, lawyer.id))
       .filter((r) => r.slot_date >= since)
@@ -220,14 +222,14 @@ export class LawyerConsultationsService {
           startTime: r.start_time,
           endTime: r.end_time,
           timezone: r.lawyer_timezone,
-          summary: t.summary(who.name ?? messages('es').lawyerBookings.noName),
+          summary: t.summary(who.name ?? messages(locale).lawyerBookings.noName),
           // Phone numbers, emails and notes only when she turned that on: the address is a secret, but calendars get shared.
           description: [
-            ...whoComesLines(who, 'es', privateDetails),
+            ...whoComesLines(who, locale, privateDetails),
             ...(privateDetails ? [t.email(r.person_email)] : []),
             t.status(t.statuses[r.status] ?? r.status),
             ...(r.status_reason ? [t.reason(sanitizeShortText(r.status_reason))] : []),
-            ...(privateDetails && who.note ? [`${messages('es').purchase.client.note}:`, who.note] : []),
+            ...(privateDetails && who.note ? [`${messages(locale).purchase.client.note}:`, who.note] : []),
           ].join('\n'),
           ...(who.meetingUrl && !cancelled ? { location: who.meetingUrl } : {}),
           url: `${this.deps.siteUrl}/lawyer/consultations/${r.id}`,
