@@ -2,7 +2,7 @@
 import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { SQLITE_BUSY_TIMEOUT_MS, type Database } from '../database.ts';
-import { RequestLogThread, ROWS_PER_STATEMENT } from '../request-log-thread.ts';
+import { RequestLogThread, RequestLogWriteError, ROWS_PER_STATEMENT } from '../request-log-thread.ts';
 import type { RequestLogTable, UsageDailyErrorsTable, UsageDailyLatencyTable, UsageDailyRoutesTable, UsageDailyTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -161,6 +161,18 @@ const ADD_USAGE_SQL = [
 // Values in the statements' parameter order. Positional: binding a row object by name costs
 // about a microsecond more per row, and arrays are also cheaper to hand to another thread.
 const rowValues = (r: RequestLogTable): unknown[] => [r.request_id, r.at, r.key_id, r.owner_type, r.owner_id, r.test, r.method, r.route, r.path, r.query ?? null, r.status, r.duration_ms, r.client_ip, r.error_code];
+/** The entries back from flat values (a failed commit's rows). */
+function fromFlat(flat: readonly unknown[]): RequestLogTable[] {
+  const width = REQUEST_LOG_COLUMNS.length;
+  const out: RequestLogTable[] = [];
+  for (let i = 0; i < flat.length; i += width) {
+    const row: Record<string, unknown> = {};
+    REQUEST_LOG_COLUMNS.forEach((column, c) => (row[column] = flat[i + c]));
+    out.push(row as unknown as RequestLogTable);
+  }
+  return out;
+}
+
 /** Every row's values one after another, in REQUEST_LOG_COLUMNS order: one flat array is the cheapest to hand to another thread. */
 function flatValues(batch: readonly RequestLogTable[]): unknown[] {
   const out: unknown[] = [];
@@ -182,7 +194,11 @@ export interface RequestLogWriter {
    * commit was written and all of it must be handed over again.
    */
   stage?(batch: readonly RequestLogTable[]): void;
-  /** Resolves once the batch (and everything staged before it) is committed (readable by any connection). */
+  /**
+   * Resolves once the batch (and everything staged before it) is committed (readable by any
+   * connection). A rejection may carry `entries`: everything the failed commit held, staged
+   * batches included, to be handed over again; without it, only `batch` is known unwritten.
+   */
   write(batch: readonly RequestLogTable[]): Promise<void>;
   /** After the writes in progress; the writer is not used again. */
   close(): Promise<void>;
@@ -209,7 +225,11 @@ export function openRequestLogWriter(database: Database): RequestLogWriter {
     });
     return {
       stage: (batch) => thread.stage(flatValues(batch), usageValues(usageIncrements(batch))),
-      write: (batch) => thread.write(flatValues(batch), usageValues(usageIncrements(batch))),
+      write: (batch) =>
+        thread.write(flatValues(batch), usageValues(usageIncrements(batch))).catch((err: unknown) => {
+          if (err instanceof RequestLogWriteError) throw Object.assign(err, { entries: err.rows.flatMap(fromFlat) });
+          throw err;
+        }),
       close: () => thread.close(),
     };
   }

@@ -10,9 +10,9 @@
  * CPU in the serving thread); on PostgreSQL the driver does not block either. There, each
  * `maxBatch` entries are handed to the thread as they fill (staged) and committed together once
  * per flush interval: one transaction a second instead of one per 500 entries is most of what
- * makes the log cheap (docs/performance.md). Every entry stays in this buffer or the staged list
- * until a commit that holds it is confirmed, so a failed commit or a thread that went loses
- * nothing: everything unconfirmed is handed over again.
+ * makes the log cheap (docs/performance.md). A failed commit gives back every entry it held
+ * (staged ones included), which are handed over again; a writing thread that went takes what was
+ * staged with it, at most one interval's worth, as a crash of the process would.
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
@@ -63,8 +63,7 @@ export interface RequestLogOptions {
 export class RequestLog {
   /** Entries not yet handed to the writer. */
   private buffer: RequestLogEntry[] = [];
-  /** Batches staged with the writer since the last write began, kept until a commit confirms them. */
-  private staged: RequestLogEntry[][] = [];
+  /** Entries staged with the writer since the last write began (the writer holds them). */
   private stagedCount = 0;
   private writer: RequestLogWriter | undefined;
   private flushing: Promise<void> | undefined;
@@ -97,7 +96,6 @@ export class RequestLog {
     if (writer.stage) {
       const batch = this.buffer;
       this.buffer = [];
-      this.staged.push(batch);
       this.stagedCount += batch.length;
       writer.stage(batch);
       if (this.stagedCount >= this.maxUncommitted && !this.flushing) void this.flush();
@@ -109,19 +107,19 @@ export class RequestLog {
    * Concurrent calls share one flush. A failed write keeps its entries for the next flush.
    */
   flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 || this.staged.length > 0 ? this.flush() : undefined));
-    if (this.buffer.length === 0 && this.staged.length === 0) return Promise.resolve();
-    const staged = this.staged;
+    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 || this.stagedCount > 0 ? this.flush() : undefined));
+    if (this.buffer.length === 0 && this.stagedCount === 0) return Promise.resolve();
     const batch = this.buffer;
-    this.staged = [];
     this.stagedCount = 0;
     this.buffer = [];
     this.flushing = this.openWriter()
       .write(batch)
       .catch((err: unknown) => {
-        // Nothing of this commit was written (staged batches included): keep it all for the
-        // next attempt, within bounds. Batches staged since are in the next commit already.
-        this.buffer = staged.flat().concat(batch, this.buffer);
+        // Nothing of this commit was written: keep what it held (staged batches included, when
+        // the writer gives them back) for the next attempt, within bounds. Batches staged since
+        // are in the next commit already.
+        const back = (err as { entries?: RequestLogEntry[] }).entries ?? batch;
+        this.buffer = back.concat(this.buffer);
         const dropped = Math.max(0, this.buffer.length - this.maxBuffered);
         if (dropped > 0) this.buffer.splice(0, dropped);
         this.options.onError?.(err, dropped);
