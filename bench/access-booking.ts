@@ -7,6 +7,13 @@
  *   on SQLite and PostgreSQL;
  * - availability throughput before and after a fifth of the slots are held.
  * Figures are ratios within one run; absolute numbers on a 2-core machine are noise.
+ *
+ * Flags: `--duration S` (6), `--only NAMES` (comma-separated: `access` for keyed vs anonymous,
+ * `request-log`, `booking`; all by default), `--rounds N` (1: how many on/off pairs the
+ * request-log part measures; each round's cost is printed, then their median and range),
+ * `--profile` (the request-log part only: run both servers under `node --cpu-prof`, measure each
+ * once and print where each thread's time went, for the log on and off; profiles under
+ * .bench/access-booking/profiles/).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +21,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort, ROOT, runToCompletion, spawnServer, type Child } from './children.ts';
 import { measure, type Measurement } from './load.ts';
+import { renderProfile, summarizeProfile } from './profile.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -21,6 +29,13 @@ const flag = (name: string, fallback: number) => {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
 const DURATION = flag('duration', 6);
+const ROUNDS = flag('rounds', 1);
+const PROFILE = args.includes('--profile');
+const onlyAt = args.indexOf('--only');
+const ONLY = onlyAt >= 0 ? new Set(args[onlyAt + 1]!.split(',')) : undefined;
+const PARTS = ['access', 'request-log', 'booking'];
+for (const part of ONLY ?? []) if (!PARTS.includes(part)) throw new Error(`--only: unknown part ${part} (known: ${PARTS.join(', ')})`);
+const runs = (part: string) => ONLY === undefined || ONLY.has(part);
 const WORK = path.join(ROOT, '.bench', 'access-booking');
 const SOURCE_DB = path.join(ROOT, '.bench', 'db', 'lawyers-20000-seed-7.db');
 const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -44,10 +59,10 @@ async function createKey(databaseUrl: string): Promise<string> {
   return (JSON.parse(out.trim().split('\n').at(-1)!) as { token: string }).token;
 }
 
-async function server(name: string, env: Record<string, string>): Promise<Child> {
+async function server(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
   const port = await freePort();
   return spawnServer({
-    nodeArgs: ['bin/consulta.js', 'serve'],
+    nodeArgs: [...nodeArgs, 'bin/consulta.js', 'serve'],
     env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_MULTIPLIER: '1000000', MAX_PENDING_INTENTS_PER_KEY: '100000', ...env },
     port,
     readyPath: '/readyz',
@@ -69,12 +84,14 @@ async function pair(a: () => Promise<Measurement>, b: () => Promise<Measurement>
   const b1 = await b();
   const b2 = await b();
   const a2 = await a();
-  const avg = (x: Measurement, y: Measurement): Measurement => ({ ...x, rps: (x.rps + y.rps) / 2, p50Ms: (x.p50Ms + y.p50Ms) / 2, p99Ms: (x.p99Ms + y.p99Ms) / 2, serverCpuMsPerReq: (x.serverCpuMsPerReq + y.serverCpuMsPerReq) / 2 });
+  const avg = (x: Measurement, y: Measurement): Measurement => ({ ...x, rps: (x.rps + y.rps) / 2, p50Ms: (x.p50Ms + y.p50Ms) / 2, p99Ms: (x.p99Ms + y.p99Ms) / 2, serverCpuMsPerReq: (x.serverCpuMsPerReq + y.serverCpuMsPerReq) / 2, otherCores: Math.max(x.otherCores, y.otherCores) });
   return [avg(a1, a2), avg(b1, b2)];
 }
 
+const SEARCH = ['/api/v1/lawyers/search?city=madrid', '/api/v1/lawyers/search', '/api/v1/lawyers/search?practice_area=residence&language=ar'];
+
 async function accessScenarios(): Promise<void> {
-  const search = ['/api/v1/lawyers/search?city=madrid', '/api/v1/lawyers/search', '/api/v1/lawyers/search?practice_area=residence&language=ar'];
+  const search = SEARCH;
   for (const store of ['memory', 'redis'] as const) {
     const url = await sqliteCopy(`access-${store}`);
     const token = await createKey(url);
@@ -91,22 +108,59 @@ async function accessScenarios(): Promise<void> {
       await s.stop();
     }
   }
-  // Request logging: the same keyed search with the log on and off, in alternation.
+}
+
+/** Request logging: the same keyed search with the log on and off, in alternation. */
+async function requestLogScenarios(): Promise<void> {
   const urlOn = await sqliteCopy('log-on');
   const token = await createKey(urlOn);
+  if (PROFILE) return profileRequestLog(urlOn, token);
   const on = await server('log-on', { DATABASE_URL: urlOn });
   const off = await server('log-off', { DATABASE_URL: urlOn, REQUEST_LOG: 'off' });
   try {
     const headers = { authorization: `Bearer ${token}` };
-    const [withLog, without] = await pair(
-      () => measure({ url: on.url, pid: on.pid }, search, { ...LOAD, headers }),
-      () => measure({ url: off.url, pid: off.pid }, search, { ...LOAD, headers }),
-    );
-    say(row('search, keyed, request log off', without));
-    say(row('search, keyed, request log on', withLog, `cost ${(((without.rps - withLog.rps) / without.rps) * 100).toFixed(1)} % of throughput`));
+    const costs: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const [withLog, without] = await pair(
+        () => measure({ url: on.url, pid: on.pid }, SEARCH, { ...LOAD, headers }),
+        () => measure({ url: off.url, pid: off.pid }, SEARCH, { ...LOAD, headers }),
+      );
+      const cost = ((without.rps - withLog.rps) / without.rps) * 100;
+      costs.push(cost);
+      const tag = ROUNDS > 1 ? ` [${round}/${ROUNDS}]` : '';
+      say(row(`search, keyed, request log off${tag}`, without));
+      say(row(`search, keyed, request log on${tag}`, withLog, `cost ${cost.toFixed(1)} % of throughput  (other load ${Math.max(withLog.otherCores, without.otherCores).toFixed(2)} cores)`));
+    }
+    if (ROUNDS > 1) {
+      const sorted = [...costs].sort((a, b) => a - b);
+      say(`request log cost over ${ROUNDS} rounds: median ${sorted[Math.floor((ROUNDS - 1) / 2)]!.toFixed(1)} %, range ${sorted[0]!.toFixed(1)} … ${sorted.at(-1)!.toFixed(1)} %`);
+    }
   } finally {
     await on.stop();
     await off.stop();
+  }
+}
+
+/** The same keyed search against a CPU-profiled server with the log on, then off: every thread's profile. */
+async function profileRequestLog(url: string, token: string): Promise<void> {
+  for (const [name, env] of [['log-on', {}], ['log-off', { REQUEST_LOG: 'off' }]] as const) {
+    const dir = path.join(WORK, 'profiles', name);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const s = await server(`profile-${name}`, { DATABASE_URL: url, ...env }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    let m: Measurement;
+    try {
+      m = await measure({ url: s.url, pid: s.pid }, SEARCH, { ...LOAD, headers: { authorization: `Bearer ${token}` } });
+    } finally {
+      await s.stop();
+    }
+    say(row(`search, keyed, ${name} (profiled)`, m));
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread.
+    for (const file of fs.readdirSync(dir).sort()) {
+      const thread = /\.(\d+)\.\d+\.cpuprofile$/.exec(file)?.[1];
+      const summary = summarizeProfile(path.join(dir, file), 30, m.windowUs);
+      if (summary.busyMs < 50) continue;
+      say(`\n${renderProfile(`${name}, thread ${thread}`, summary, 20)}\n  profile: ${path.relative(ROOT, path.join(dir, file))}`);
+    }
   }
 }
 
@@ -212,6 +266,7 @@ async function bookingScenarios(): Promise<void> {
 }
 
 const started = new Date().toISOString();
-await accessScenarios();
-await bookingScenarios();
+if (runs('access')) await accessScenarios();
+if (runs('request-log')) await requestLogScenarios();
+if (runs('booking')) await bookingScenarios();
 fs.writeFileSync(path.join(WORK, 'results.txt'), `${started} duration ${DURATION}s\n${lines.join('\n')}\n`);

@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { RequestLogThread } from '../../src/db/request-log-thread.ts';
+import { RequestLogThread, RequestLogWriteError } from '../../src/db/request-log-thread.ts';
 import { RequestLog, type RequestLogEntry } from '../../src/domain/access/request-log.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { startServerProcess } from '../support/process.ts';
@@ -276,9 +277,101 @@ describe('request log on a SQLite file: written by a thread of its own', () => {
   });
 
   it('a thread that cannot open the database fails each write (nothing hangs), and close() still resolves', async () => {
-    const thread = new RequestLogThread({ file: path.join(dir, 'missing.db'), insertSql: 'select 1', addSql: ['select 1'], busyTimeoutMs: 100 });
-    await assert.rejects(thread.write([[1]], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/);
-    await assert.rejects(thread.write([[1]], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/, 'a new thread is started for the next write');
+    const thread = new RequestLogThread({ file: path.join(dir, 'missing.db'), insertSql: 'select 1', insertManySql: 'select 1', width: 1, addSql: ['select 1'], busyTimeoutMs: 100 });
+    await assert.rejects(thread.write([1], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/);
+    await assert.rejects(thread.write([1], []), /request-log thread for .*missing\.db: SQLITE_CANTOPEN|unable to open/, 'a new thread is started for the next write');
     await thread.close();
+  });
+
+  it('stages batches as they fill and commits them once per flush, every column in place through the multi-row insert', async () => {
+    const database = openDatabase(`sqlite:${path.join(dir, 'staged.db')}`);
+    await migrateToLatest(database);
+    const reader = openDatabase(`sqlite:${path.join(dir, 'staged.db')}`);
+    try {
+      // 150 entries in batches of 50: three staged batches, each more rows than one statement binds.
+      const log = new RequestLog(database, { flushIntervalMs: 60_000, maxBatch: 50 });
+      const batch = Array.from({ length: 150 }, (_, i) =>
+        entry({ key_id: i % 3 === 0 ? null : `key_s${i % 2}`, owner_type: i % 3 === 0 ? null : 'user', owner_id: i % 3 === 0 ? null : 'usr_s', test: i % 5 === 0 ? 1 : 0, query: i % 4 === 0 ? `page=${i}` : null, status: 200 + i, duration_ms: i / 8, client_ip: `198.51.100.${i}`, error_code: i % 7 === 0 ? 'not_found' : null }),
+      );
+      for (const e of batch) log.record(e);
+      // Staged, not committed: nothing is readable until the flush.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await countLogged(reader, batch.map((e) => e.request_id)), 0, 'staged batches wait for the flush');
+      await log.flush();
+      const stored = await reader.db.selectFrom('request_log').selectAll().where('client_ip', 'like', '198.51.100.%').orderBy('request_id').execute();
+      assert.deepEqual(stored, batch);
+      const usage = await reader.db.selectFrom('usage_daily').select(['key_id', 'requests']).where('key_id', 'like', 'key_s%').orderBy('key_id').execute();
+      const live = (k: string) => batch.filter((e) => e.key_id === k && e.test === 0).length;
+      assert.deepEqual(usage, [{ key_id: 'key_s0', requests: live('key_s0') }, { key_id: 'key_s1', requests: live('key_s1') }]);
+      await log.close();
+    } finally {
+      await reader.close();
+      await database.close();
+    }
+  });
+
+  it('a failed commit keeps every staged entry: the next flush writes each once, with its usage counted once', async () => {
+    const database = openDatabase(`sqlite:${path.join(dir, 'staged-fail.db')}`);
+    await migrateToLatest(database);
+    const errors: unknown[] = [];
+    const log = new RequestLog(database, { flushIntervalMs: 60_000, maxBatch: 4, onError: (err) => errors.push(err) });
+    try {
+      await sql`alter table request_log rename to request_log_away`.execute(database.db);
+      const first = Array.from({ length: 10 }, () => keyed('key_sf'));
+      for (const e of first) log.record(e);
+      await log.flush();
+      assert.equal(errors.length, 1);
+      await sql`alter table request_log_away rename to request_log`.execute(database.db);
+      // More entries staged after the failure join the retried ones in the next commit.
+      const second = Array.from({ length: 5 }, () => keyed('key_sf'));
+      for (const e of second) log.record(e);
+      await log.flush();
+      assert.equal(errors.length, 1);
+      assert.equal(await countLogged(database, [...first, ...second].map((e) => e.request_id)), 15);
+      const usage = await database.db.selectFrom('usage_daily').select('requests').where('key_id', '=', 'key_sf').executeTakeFirstOrThrow();
+      assert.equal(usage.requests, 15);
+    } finally {
+      await log.close();
+      await database.close();
+    }
+  });
+
+  it('a thread that went takes only what was staged with it (as a crash would); the next commit holds what was handed over since, once', async () => {
+    const file = path.join(dir, 'restart.db');
+    const setup = openDatabase(`sqlite:${file}`);
+    await sql`create table t (v integer not null)`.execute(setup.db);
+    await setup.close();
+    const many = `insert into t (v) values ${Array.from({ length: 64 }, () => '(?)').join(', ')}`;
+    const thread = new RequestLogThread({ file, insertSql: 'insert into t (v) values (?)', insertManySql: many, width: 1, addSql: [], busyTimeoutMs: 1000 });
+    const values = async () => {
+      const db = openDatabase(`sqlite:${file}`);
+      try {
+        const rows = await db.db.selectFrom('t' as never).select(sql<number>`v`.as('v')).orderBy(sql`v`).execute();
+        return rows.map((r) => r.v);
+      } finally {
+        await db.close();
+      }
+    };
+    try {
+      thread.stage([1, 2], [[]]);
+      thread.stage([3], [[]]);
+      // The thread ends with those rows staged (as it would on a fatal error).
+      await (thread as unknown as { worker: Worker }).worker.terminate();
+      await new Promise((resolve) => setImmediate(resolve));
+      // The next write reaches a new thread, which holds fewer rows than were staged: it commits
+      // nothing and gives back what it has (this write's row), to be handed over again.
+      const failed = await thread.write([4], [[]]).then(
+        () => assert.fail('the write should fail'),
+        (err: unknown) => err,
+      );
+      assert.ok(failed instanceof RequestLogWriteError);
+      assert.match(failed.message, /holds 1 staged rows, 4 expected/);
+      assert.deepEqual(failed.rows, [[4]]);
+      assert.deepEqual(await values(), [], 'nothing of an incomplete commit is written');
+      await thread.write([4], [[]]);
+      assert.deepEqual(await values(), [4], 'rows lost with the old thread are not invented, rows given back are written once');
+    } finally {
+      await thread.close();
+    }
   });
 });

@@ -7,7 +7,12 @@
  *
  * On a SQLite file the batches are written by a worker thread with its own connection, so neither
  * the inserts nor the commit block the event loop (they took about 14 % of a cached request's
- * CPU in the serving thread); on PostgreSQL the driver does not block either.
+ * CPU in the serving thread); on PostgreSQL the driver does not block either. There, each
+ * `maxBatch` entries are handed to the thread as they fill (staged) and committed together once
+ * per flush interval: one transaction a second instead of one per 500 entries is most of what
+ * makes the log cheap (docs/performance.md). A failed commit gives back every entry it held
+ * (staged ones included), which are handed over again; a writing thread that went takes what was
+ * staged with it, at most one interval's worth, as a crash of the process would.
  */
 import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
@@ -41,8 +46,13 @@ export function loggedQuery(url: string, questionMark = url.indexOf('?')): strin
 
 export interface RequestLogOptions {
   flushIntervalMs: number;
-  /** Flush as soon as this many entries wait. */
+  /**
+   * Hand entries to the writer as soon as this many wait: staged (a SQLite file's thread, see
+   * above) or written (other writers, a flush each).
+   */
   maxBatch?: number;
+  /** With a staging writer: flush before the interval once this many entries wait uncommitted. */
+  maxUncommitted?: number;
   /** Entries kept while the database is failing; the oldest are dropped beyond it. */
   maxBuffered?: number;
   onError?: (err: unknown, dropped: number) => void;
@@ -51,11 +61,15 @@ export interface RequestLogOptions {
 }
 
 export class RequestLog {
+  /** Entries not yet handed to the writer. */
   private buffer: RequestLogEntry[] = [];
+  /** Entries staged with the writer since the last write began (the writer holds them). */
+  private stagedCount = 0;
   private writer: RequestLogWriter | undefined;
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly maxBatch: number;
+  private readonly maxUncommitted: number;
   private readonly maxBuffered: number;
 
   constructor(
@@ -63,6 +77,7 @@ export class RequestLog {
     private readonly options: RequestLogOptions,
   ) {
     this.maxBatch = options.maxBatch ?? 500;
+    this.maxUncommitted = options.maxUncommitted ?? 20_000;
     this.maxBuffered = options.maxBuffered ?? 50_000;
   }
 
@@ -76,7 +91,15 @@ export class RequestLog {
   record(entry: RequestLogEntry): void {
     if (this.options.enabled === false) return;
     this.buffer.push(entry);
-    if (this.buffer.length >= this.maxBatch && !this.flushing) void this.flush();
+    if (this.buffer.length < this.maxBatch) return;
+    const writer = this.openWriter();
+    if (writer.stage) {
+      const batch = this.buffer;
+      this.buffer = [];
+      this.stagedCount += batch.length;
+      writer.stage(batch);
+      if (this.stagedCount >= this.maxUncommitted && !this.flushing) void this.flush();
+    } else if (!this.flushing) void this.flush();
   }
 
   /**
@@ -84,14 +107,19 @@ export class RequestLog {
    * Concurrent calls share one flush. A failed write keeps its entries for the next flush.
    */
   flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 ? this.flush() : undefined));
-    if (this.buffer.length === 0) return Promise.resolve();
+    if (this.flushing) return this.flushing.then(() => (this.buffer.length > 0 || this.stagedCount > 0 ? this.flush() : undefined));
+    if (this.buffer.length === 0 && this.stagedCount === 0) return Promise.resolve();
     const batch = this.buffer;
+    this.stagedCount = 0;
     this.buffer = [];
-    this.flushing = this.write(batch)
+    this.flushing = this.openWriter()
+      .write(batch)
       .catch((err: unknown) => {
-        // Keep the entries for the next attempt, within bounds.
-        this.buffer = batch.concat(this.buffer);
+        // Nothing of this commit was written: keep what it held (staged batches included, when
+        // the writer gives them back) for the next attempt, within bounds. Batches staged since
+        // are in the next commit already.
+        const back = (err as { entries?: RequestLogEntry[] }).entries ?? batch;
+        this.buffer = back.concat(this.buffer);
         const dropped = Math.max(0, this.buffer.length - this.maxBuffered);
         if (dropped > 0) this.buffer.splice(0, dropped);
         this.options.onError?.(err, dropped);
@@ -110,7 +138,6 @@ export class RequestLog {
     const writer = this.writer;
     this.writer = undefined;
     await writer?.close();
-
   }
 
   /** One entry, for support (`consulta requests show`). Flushes first so a fresh id is found. */
@@ -119,9 +146,8 @@ export class RequestLog {
     return findRequest(this.database.db, requestId);
   }
 
-  private write(batch: RequestLogEntry[]): Promise<void> {
-    this.writer ??= openRequestLogWriter(this.database);
-    return this.writer.write(batch);
+  private openWriter(): RequestLogWriter {
+    return (this.writer ??= openRequestLogWriter(this.database));
   }
 }
 
