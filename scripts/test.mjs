@@ -30,7 +30,9 @@ if (!env.TEST_DATABASE_URL && (await reachable('127.0.0.1', 5432))) {
 }
 if (!env.TEST_DATABASE_URL) console.log('note: no PostgreSQL reachable; running the SQLite suites only');
 
-const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : listTests('test').sort();
+// Files named on the command line (a folder stands for its test files), or every test file.
+const named = process.argv.slice(2).flatMap((p) => (fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ? listTests(p).sort() : [p]));
+const files = named.length > 0 ? named : listTests('test').sort();
 // Each test file runs bundled (scripts/test-build.mjs: its project code compiled once, packages
 // loaded natively) instead of through the tsx loader hook, which cost every file 4-5 s of CPU
 // before its first test. TEST_BUNDLE=0 runs the TypeScript through tsx as before.
