@@ -8,11 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { SITE, testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
+import { axeResults, browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
 import { screenshot } from '../support/dashboard.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -83,7 +82,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
         assert.match(nav, /Mis consultas/);
         assert.match(nav, /Salir/);
         assert.doesNotMatch(nav, /Entrar/);
-        for (const v of (await new AxeBuilder({ page }).analyze()).violations) problems.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
+        for (const v of (await axeResults(page)).violations) problems.push(`${label}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
         if ((await sidewaysOverflow(page)) > 0) problems.push(`${label}: wider than the screen`);
         await screenshot(page, `not-found-signed-in-es-${label}`);
       } finally {
@@ -110,7 +109,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
         for (const p of pages()) {
           await page.goto(`${server.url}${p.url}`);
           assert.equal(await page.getAttribute('html', 'lang'), lang, `${p.name} is in ${lang}`);
-          const result = await new AxeBuilder({ page }).analyze();
+          const result = await axeResults(page);
           for (const v of result.violations) problems.push(`${p.name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
           const overflow = await sidewaysOverflow(page);
           if (overflow > 0) problems.push(`${p.name}: ${overflow}px wider than the screen`);
@@ -137,7 +136,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
           const suggestion = page.locator('.suggestion-list a').first();
           assert.ok(await suggestion.isVisible(), 'a suggestion is shown');
           await shot(page, `need-${lang}-${label}`);
-          for (const v of (await new AxeBuilder({ page }).analyze()).violations) problems.push(`${label} need: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
+          for (const v of (await axeResults(page)).violations) problems.push(`${label} need: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
 
           await page.goto(`${server.url}/?city=almeria`);
           const firstTime = page.locator('.first-times button').first();
@@ -146,7 +145,7 @@ describe('site pages: accessibility and layout at phone size, in both languages'
           assert.equal(await page.locator('.search-filters').getAttribute('open'), null, 'filters folded');
           assert.equal(await page.locator('#f-city').isVisible(), false);
           await shot(page, `results-${lang}-${label}`);
-          for (const v of (await new AxeBuilder({ page }).analyze()).violations) problems.push(`${label} results: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
+          for (const v of (await axeResults(page)).violations) problems.push(`${label} results: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).slice(0, 2).join(', ')}`);
           if ((await sidewaysOverflow(page)) > 0) problems.push(`${label}: wider than the screen`);
         } finally {
           await context.close();

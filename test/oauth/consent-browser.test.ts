@@ -9,12 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP_TALL, freePort, launchBrowser, PHONE } from '../support/browser.ts';
+import { axeResults, browserUnavailable, DESKTOP_TALL, freePort, launchBrowser, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { pkce, REDIRECT_URI } from './support.ts';
@@ -90,7 +89,7 @@ describe('consent and connected apps in Chromium', { skip: unavailable }, () => 
   }
 
   async function axe(page: Page, what: string) {
-    const results = await new AxeBuilder({ page }).analyze();
+    const results = await axeResults(page);
     assert.deepEqual(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], what);
   }
 
