@@ -35,14 +35,14 @@ export async function findNoticeTarget(db: Executor, lawyerId: string): Promise<
   return { ...row, expires_at: v?.expires_at ?? null };
 }
 
-/** Verified lawyers whose latest verification expires within (now, until] and who have not had `kind` for it. */
-export async function listExpiringWithoutNotice(db: Executor, kind: VerificationNoticeKind, nowIso: string, untilIso: string, limit: number): Promise<Array<{ lawyer_id: string; expires_at: string }>> {
+/** Verified lawyers whose latest verification expires within (after, until] and who have not had `kind` for it. */
+export async function listExpiringWithoutNotice(db: Executor, kind: VerificationNoticeKind, afterIso: string, untilIso: string, limit: number): Promise<Array<{ lawyer_id: string; expires_at: string }>> {
   return db
     .selectFrom('lawyer_verifications as v')
     .innerJoin('lawyers as l', 'l.id', 'v.lawyer_id')
     .select(['v.lawyer_id', 'v.expires_at'])
     .where('l.status', '=', 'verified')
-    .where('v.expires_at', '>', nowIso)
+    .where('v.expires_at', '>', afterIso)
     .where('v.expires_at', '<=', untilIso)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('lawyer_verifications as later').select('later.id').whereRef('later.lawyer_id', '=', 'v.lawyer_id').whereRef('later.expires_at', '>', 'v.expires_at'))),

@@ -5,7 +5,7 @@
  * 12 months), refuses it (a reason, emailed to the applicant) or later suspends her (a reason).
  * Every decision is audited in the operator's log, in its own transaction, and recomputes the
  * listing rule at once (listing.ts): a suspended or expired lawyer is unlisted everywhere.
- * The sweep (jobs) sends the reminder 30 days before expiry, once, to lawyer and operators, and
+ * The sweep (jobs) sends the reminders 30 and 7 days before expiry, once, to lawyer and operators, and
  * unlists lawyers whose verification lapsed.
  */
 import { randomUUID } from 'node:crypto';
@@ -269,7 +269,7 @@ export class VerificationService {
     return out;
   }
 
-  /** Refuses an application with a reason, emailed to the applicant (Spanish and English). */
+  /** Refuses an application with a reason, emailed to the applicant in her language (verification-notices.ts). */
   async refuse(actor: Actor, lawyerId: string, rawReason: string): Promise<{ lawyer: LawyerLifecycleRow; mailed: boolean }> {
     const op = this.operator(actor);
     const reason = requireText(rawReason, '/reason', 'reason');
