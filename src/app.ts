@@ -108,6 +108,7 @@ import { AgentLimits } from './domain/oauth/agent-limits.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { toolDefinitions } from './mcp/tools.ts';
 import { PersonLanguagesService } from './domain/people/person-languages.service.ts';
+import { PersonNameService } from './domain/people/person-name.ts';
 import { personLanguagesArea } from './site/account/languages.routes.ts';
 import { OperatorService } from './domain/operator/operator.service.ts';
 import { AppMetrics } from './metrics/metrics.ts';
@@ -534,7 +535,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       reviewModerationArea({ dashboard, moderation: reviewModeration }),
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl, scopeChallenges }),
-      myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
+      myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion, names: new PersonNameService({ database }) }),
       personLanguagesArea({ people }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),
