@@ -1383,7 +1383,7 @@ export const en = {
     signature: 'The Consulta team',
     fromLawyer: 'From the lawyer, as written',
     fromLawyerIn: (language: string) => `From the lawyer, in ${language}, as written`,
-    verified: { subject: 'You are verified on Consulta', text: (until: string) => `We checked your bar membership: you are now listed on Consulta and people can book with you. The verification holds until ${until}; we will remind you before then.` },
+    verified: { subject: (_form: FormOfAddress | null) => 'You are verified on Consulta', text: (until: string) => `We checked your bar membership: you are now listed on Consulta and people can book with you. The verification holds until ${until}; we will remind you before then.` },
     refused: { subject: 'Your application to Consulta', text: 'We reviewed your application and cannot verify it for now. The reason:', todo: 'If you can clear this up, reply to this email and we will review it again.' },
     expires: { subject: (date: string) => `Your Consulta verification expires on ${date}`, text: (date: string) => `Your verification expires on ${date}. On that day you will no longer be listed, and your later consultations will be cancelled.`, todo: 'What to do: reply to this email confirming your membership number; we will check it again in the census and with your colegio.' },
     expired: { subject: 'Your Consulta verification has expired', text: 'Your verification has expired: you are no longer listed on Consulta, and your later consultations were cancelled and refunded.', todo: 'What to do: reply to this email and we will verify you again.' },

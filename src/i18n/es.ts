@@ -1363,7 +1363,7 @@ export const es: Messages = {
     signature: 'El equipo de Consulta',
     fromLawyer: 'Texto del profesional, tal como lo escribió',
     fromLawyerIn: (language: string) => `Texto del profesional, en ${language}, tal como lo escribió`,
-    verified: { subject: 'Ya estás verificado en Consulta', text: (until: string) => `Hemos comprobado tu colegiación: ya apareces en Consulta y las personas pueden reservar contigo. La verificación vale hasta el ${until}; te avisaremos antes.` },
+    verified: { subject: (form: FormOfAddress | null) => byForm(form, { female: 'Ya estás verificada en Consulta', male: 'Ya estás verificado en Consulta', neutral: 'Tu verificación en Consulta está hecha' }), text: (until: string) => `Hemos comprobado tu colegiación: ya apareces en Consulta y las personas pueden reservar contigo. La verificación vale hasta el ${until}; te avisaremos antes.` },
     refused: { subject: 'Tu solicitud en Consulta', text: 'Hemos revisado tu solicitud y no podemos verificarla por ahora. El motivo:', todo: 'Si puedes aclararlo, responde a este correo y la revisaremos de nuevo.' },
     expires: { subject: (date: string) => `Tu verificación en Consulta caduca el ${date}`, text: (date: string) => `Tu verificación caduca el ${date}. Ese día dejarás de aparecer y se cancelarán tus consultas posteriores.`, todo: 'Qué hacer: responde a este correo confirmando tu número de colegiado; volveremos a comprobarlo en el censo y en tu colegio.' },
     expired: { subject: 'Tu verificación en Consulta ha caducado', text: 'Tu verificación ha caducado: ya no apareces en Consulta y tus consultas posteriores se han cancelado y reembolsado.', todo: 'Qué hacer: responde a este correo y volveremos a verificarte.' },

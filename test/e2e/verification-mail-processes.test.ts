@@ -135,7 +135,7 @@ describe('verification emails under two server processes on one PostgreSQL', { s
       assert.equal(mine.length, 1, JSON.stringify(mine.map((m) => m.kind)));
       return mine[0]!;
     };
-    assert.equal(one(granted.to).subject, messages('fr').lawyerMail.verified.subject);
+    assert.equal(one(granted.to).subject, messages('fr').lawyerMail.verified.subject(null), 'no form of address given: the neutral wording');
     assert.equal(one(granted.to).kind, 'lawyer_verified');
     const refusal = one(refused.to);
     assert.equal(refusal.kind, 'lawyer_application_refused');

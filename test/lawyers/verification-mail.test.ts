@@ -108,6 +108,16 @@ for (const target of databaseTargets()) {
       assert.match(suspended[0]!.text, /Quejas reiteradas pendientes de revisión\./);
     });
 
+    it('the verified subject follows how she asked to be addressed (Spanish, French, Romanian are gendered)', async () => {
+      const records = [['female', 'Ya estás verificada en Consulta'], ['male', 'Ya estás verificado en Consulta'], [null, 'Tu verificación en Consulta está hecha']] as const;
+      const ids = (await insertLawyers(ctx.database, records.map((_, i) => lawyerRecord({ name: `Forma ${i}`, verified: false, contact_email: `forma${i}@example.com` })), ctx.clock.now())) as string[];
+      for (const [i, [form, subject]] of records.entries()) {
+        await ctx.database.db.updateTable('lawyers').set({ form_of_address: form }).where('id', '=', ids[i]!).execute();
+        await svc().verify(OPERATOR, ids[i]!, { note: 'Censo: ejerciente', checked: ['census'] });
+        assert.deepEqual((await mailsTo(`forma${i}@example.com`)).map((m) => m.subject), [subject]);
+      }
+    });
+
     it('two operators deciding at once (two processes): one refusal, one suspension, one email each', async () => {
       const [applicant, listed] = (await insertLawyers(ctx.database, [
         lawyerRecord({ name: 'Dos Negativas', verified: false, contact_email: 'dos@example.com' }),

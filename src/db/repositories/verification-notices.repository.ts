@@ -16,6 +16,8 @@ export async function setVerificationNoticeMail(db: Executor, key: { lawyer_id: 
 export interface NoticeTarget {
   lawyer_id: string;
   name: string;
+  /** How she asked to be addressed (docs/lawyers.md#how-she-is-named); null: not given. */
+  form_of_address?: 'female' | 'male' | 'neutral' | null;
   contact_email: string | null;
   user_email: string | null;
   user_locale: string | null;
@@ -27,7 +29,7 @@ export async function findNoticeTarget(db: Executor, lawyerId: string): Promise<
   const row = await db
     .selectFrom('lawyers as l')
     .leftJoin('users as u', 'u.id', 'l.user_id')
-    .select(['l.id as lawyer_id', 'l.name', 'l.contact_email', 'u.email as user_email', 'u.locale as user_locale'])
+    .select(['l.id as lawyer_id', 'l.name', 'l.form_of_address', 'l.contact_email', 'u.email as user_email', 'u.locale as user_locale'])
     .where('l.id', '=', lawyerId)
     .executeTakeFirst();
   if (!row) return undefined;
