@@ -409,7 +409,7 @@ export const en = {
   // ── the people's Account page and account deletion: src/site/account/my-account.* (wt-account) ──
   myAccount: {
     title: 'Account',
-    intro: 'Your language, the AI apps you connected, where you are signed in, and deleting your account.',
+    intro: 'The name lawyers see, your language, the AI apps you connected, where you are signed in, and deleting your account.',
     email: 'Email address',
     since: 'Account since',
     languageHeading: 'Language',

@@ -404,7 +404,7 @@ export const es: Messages = {
   // ── la página Cuenta y el borrado de la cuenta: src/site/account/my-account.* (wt-account) ──
   myAccount: {
     title: 'Cuenta',
-    intro: 'Tu idioma, las apps de IA que conectaste, dónde tienes la sesión abierta y el borrado de tu cuenta.',
+    intro: 'El nombre que ven los despachos, tu idioma, las apps de IA que conectaste, dónde tienes la sesión abierta y el borrado de tu cuenta.',
     email: 'Correo electrónico',
     since: 'Cuenta creada el',
     languageHeading: 'Idioma',

@@ -406,7 +406,7 @@ export const fr = {
   },
   myAccount: {
     title: 'Compte',
-    intro: 'Votre langue, les applications d’IA connectées, les endroits où votre compte est ouvert, et la suppression de votre compte.',
+    intro: 'Le nom que voient les cabinets, votre langue, les applications d’IA connectées, les endroits où votre compte est ouvert, et la suppression de votre compte.',
     email: 'Adresse e-mail',
     since: 'Compte créé le',
     languageHeading: 'Langue',

@@ -414,7 +414,7 @@ export const ro: PeopleMessages = {
   },
   myAccount: {
     title: 'Cont',
-    intro: 'Limba, aplicațiile AI conectate, locurile în care ați intrat în cont și ștergerea contului.',
+    intro: 'Numele pe care îl văd avocații, limba, aplicațiile AI conectate, locurile în care ați intrat în cont și ștergerea contului.',
     email: 'Adresa de e-mail',
     since: 'Cont creat la',
     languageHeading: 'Limba',
