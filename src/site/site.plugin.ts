@@ -30,6 +30,7 @@ import type { PaymentsService } from '../domain/payments/payments.service.ts';
 import type { PayoutsService } from '../domain/payments/payouts.service.ts';
 import type { PersonChangeService } from '../domain/booking/person-change.service.ts';
 import type { PersonLanguagesService } from '../domain/people/person-languages.service.ts';
+import { PersonNameService } from '../domain/people/person-name.ts';
 import type { PortalService } from '../domain/lawyers/portal.service.ts';
 import type Provider from 'oidc-provider';
 import type { RateLimitStore } from '../domain/access/rate-limit.ts';
@@ -162,7 +163,7 @@ export const siteAreasPlugin = fp<SiteAreasOptions>(async (fastify, { config, da
       reviewModerationArea({ dashboard, moderation: reviewModeration }),
       passkeysArea(dashboard),
       consentArea({ provider: oauthProvider, connectedApps, resource: config.mcpUrl, scopeChallenges }),
-      myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }),
+      myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion, names: new PersonNameService({ database }) }),
       personLanguagesArea({ people }),
       helpArea({ config, contact: new ContactService({ database, clock, limiter, mail, to: config.contactEmail, onLimiterError: (err) => fastify.log.error({ err }, 'rate-limit store failed; contact message let through') }) }),
       joinArea({ applications }),

@@ -107,5 +107,34 @@ for (const target of databaseTargets()) {
       assert.deepEqual(suspended.map((m) => m.kind), ['lawyer_suspended']);
       assert.match(suspended[0]!.text, /Quejas reiteradas pendientes de revisión\./);
     });
+
+    it('the verified subject follows how she asked to be addressed (Spanish, French, Romanian are gendered)', async () => {
+      const records = [['female', 'Ya estás verificada en Consulta'], ['male', 'Ya estás verificado en Consulta'], [null, 'Tu verificación en Consulta está hecha']] as const;
+      const ids = (await insertLawyers(ctx.database, records.map((_, i) => lawyerRecord({ name: `Forma ${i}`, verified: false, contact_email: `forma${i}@example.com` })), ctx.clock.now())) as string[];
+      for (const [i, [form, subject]] of records.entries()) {
+        await ctx.database.db.updateTable('lawyers').set({ form_of_address: form }).where('id', '=', ids[i]!).execute();
+        await svc().verify(OPERATOR, ids[i]!, { note: 'Censo: ejerciente', checked: ['census'] });
+        assert.deepEqual((await mailsTo(`forma${i}@example.com`)).map((m) => m.subject), [subject]);
+      }
+    });
+
+    it('two operators deciding at once (two processes): one refusal, one suspension, one email each', async () => {
+      const [applicant, listed] = (await insertLawyers(ctx.database, [
+        lawyerRecord({ name: 'Dos Negativas', verified: false, contact_email: 'dos@example.com' }),
+        lawyerRecord({ name: 'Dos Suspensiones', contact_email: 'doble@example.com' }),
+      ], ctx.clock.now())) as [string, string];
+      await ctx.database.db.updateTable('lawyers').set({ status: 'applied' }).where('id', '=', applicant).execute();
+      const other = otherProcess();
+      const services = [svc(), other, svc(), other];
+      // Her row is read FOR UPDATE in each decision: the later ones see what the first decided.
+      const refusals = await Promise.allSettled(services.map((s) => s.refuse(OPERATOR, applicant, 'No figura en el censo.')));
+      assert.equal(refusals.filter((r) => r.status === 'fulfilled').length, 1, JSON.stringify(refusals.map((r) => r.status)));
+      assert.deepEqual((await mailsTo('dos@example.com')).map((m) => m.kind), ['lawyer_application_refused']);
+      const suspensions = await Promise.all(services.map((s) => s.suspend(OPERATOR, listed, 'Quejas.')));
+      assert.equal(suspensions.filter((r) => r.changed).length, 1);
+      assert.deepEqual((await mailsTo('doble@example.com')).map((m) => m.kind), ['lawyer_suspended']);
+      const audit = await ctx.database.db.selectFrom('operator_audit').select('action').where('target_id', 'in', [applicant, listed]).execute();
+      assert.deepEqual(audit.map((a) => a.action).sort(), ['lawyer.refuse', 'lawyer.suspend']);
+    });
   });
 }

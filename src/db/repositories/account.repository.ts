@@ -30,6 +30,11 @@ export async function setUserNameIfMissing(db: Executor, id: string, name: strin
   await db.updateTable('users').set({ name }).where('id', '=', id).where('name', 'is', null).execute();
 }
 
+/** Sets (or, null, removes) a user's display name: Account → Your name. */
+export async function setUserName(db: Executor, id: string, name: string | null): Promise<void> {
+  await db.updateTable('users').set({ name }).where('id', '=', id).execute();
+}
+
 /** Inserts a firm; false when the slug is taken. */
 export async function insertFirmIfSlugFree(db: Executor, firm: FirmTable): Promise<boolean> {
   const result = await db.insertInto('firms').values(firm).onConflict((oc) => oc.column('slug').doNothing()).executeTakeFirst();

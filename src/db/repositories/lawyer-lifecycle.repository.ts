@@ -3,6 +3,7 @@
  * result, verification records, applications and the expiry sweep's queries.
  */
 import type { Insertable } from 'kysely';
+import type { DialectName } from '../database.ts';
 import type { LawyerTable, LawyerVerificationTable } from '../schema.ts';
 import type { Executor } from './types.ts';
 
@@ -72,8 +73,15 @@ export type LawyerLifecycleRow = Pick<LawyerTable, 'id' | 'name' | 'city_slug' |
 
 const LIFECYCLE_COLUMNS = ['id', 'name', 'city_slug', 'status', 'status_reason', 'user_id', 'contact_email', 'verified', 'listed', 'hidden', 'created_at', 'updated_at'] as const;
 
-export function findLawyerLifecycle(db: Executor, lawyerId: string): Promise<LawyerLifecycleRow | undefined> {
-  return db.selectFrom('lawyers').select(LIFECYCLE_COLUMNS).where('id', '=', lawyerId).executeTakeFirst();
+/**
+ * Her lifecycle row. `lock` (inside a transaction, PostgreSQL): FOR UPDATE, so two operators'
+ * decisions on her (two processes, two terminals) run one after the other and the second reads
+ * what the first decided (SQLite runs one writing transaction at a time already).
+ */
+export function findLawyerLifecycle(db: Executor, lawyerId: string, lock?: DialectName): Promise<LawyerLifecycleRow | undefined> {
+  let query = db.selectFrom('lawyers').select(LIFECYCLE_COLUMNS).where('id', '=', lawyerId);
+  if (lock === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
 }
 
 /** Applications waiting for the operator (`applied`), oldest first. */

@@ -16,6 +16,8 @@ export async function setVerificationNoticeMail(db: Executor, key: { lawyer_id: 
 export interface NoticeTarget {
   lawyer_id: string;
   name: string;
+  /** How she asked to be addressed (docs/lawyers.md#how-she-is-named); null: not given. */
+  form_of_address?: 'female' | 'male' | 'neutral' | null;
   contact_email: string | null;
   user_email: string | null;
   user_locale: string | null;
@@ -27,7 +29,7 @@ export async function findNoticeTarget(db: Executor, lawyerId: string): Promise<
   const row = await db
     .selectFrom('lawyers as l')
     .leftJoin('users as u', 'u.id', 'l.user_id')
-    .select(['l.id as lawyer_id', 'l.name', 'l.contact_email', 'u.email as user_email', 'u.locale as user_locale'])
+    .select(['l.id as lawyer_id', 'l.name', 'l.form_of_address', 'l.contact_email', 'u.email as user_email', 'u.locale as user_locale'])
     .where('l.id', '=', lawyerId)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -35,14 +37,14 @@ export async function findNoticeTarget(db: Executor, lawyerId: string): Promise<
   return { ...row, expires_at: v?.expires_at ?? null };
 }
 
-/** Verified lawyers whose latest verification expires within (now, until] and who have not had `kind` for it. */
-export async function listExpiringWithoutNotice(db: Executor, kind: VerificationNoticeKind, nowIso: string, untilIso: string, limit: number): Promise<Array<{ lawyer_id: string; expires_at: string }>> {
+/** Verified lawyers whose latest verification expires within (after, until] and who have not had `kind` for it. */
+export async function listExpiringWithoutNotice(db: Executor, kind: VerificationNoticeKind, afterIso: string, untilIso: string, limit: number): Promise<Array<{ lawyer_id: string; expires_at: string }>> {
   return db
     .selectFrom('lawyer_verifications as v')
     .innerJoin('lawyers as l', 'l.id', 'v.lawyer_id')
     .select(['v.lawyer_id', 'v.expires_at'])
     .where('l.status', '=', 'verified')
-    .where('v.expires_at', '>', nowIso)
+    .where('v.expires_at', '>', afterIso)
     .where('v.expires_at', '<=', untilIso)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('lawyer_verifications as later').select('later.id').whereRef('later.lawyer_id', '=', 'v.lawyer_id').whereRef('later.expires_at', '>', 'v.expires_at'))),

@@ -10,14 +10,14 @@ import { findIntentByToken } from '../../db/repositories/booking.repository.ts';
 import { findLawyerOffer, rememberIntentZone, saveIntentChoices, saveIntentPerson, type LawyerOfferRow } from '../../db/repositories/purchase.repository.ts';
 import { setUserNameIfMissing } from '../../db/repositories/account.repository.ts';
 import type { BookingIntentTable, LanguageAck } from '../../db/schema.ts';
-import { sanitizeShortText } from '../directory/fence.ts';
 import { languagesInCommon } from '../directory/directory.service.ts';
+import { checkPersonName, type PersonNameError } from '../people/person-name.ts';
 import { mayConfirm } from './booking.service.ts';
 import { detectNoteLanguage } from './note-language.ts';
 import { validateChoices, type ChoiceInput, type ChoiceOutcome } from './purchase.ts';
 
 /** Why the person part of the hold page was refused (docs/booking-intents.md#language-mismatch). */
-export type PersonError = 'ack_required' | 'name_too_long';
+export type PersonError = 'ack_required' | PersonNameError;
 export type PersonErrors = Partial<Record<'language_ack' | 'person_name', PersonError>>;
 
 export type ChooseOutcome =
@@ -40,9 +40,6 @@ export interface PersonInput {
   person_name?: unknown;
   language_ack?: unknown;
 }
-
-/** The longest name a person gives, in characters. */
-export const PERSON_NAME_MAX = 100;
 
 /**
  * The language check between a person and a lawyer: the languages they share (in the person's
@@ -92,10 +89,10 @@ export class PurchaseService {
     if (mismatch && ack === null) personErrors.language_ack = 'ack_required';
     let name = person.name;
     if (name === null) {
-      const typed = typeof input.person_name === 'string' ? sanitizeShortText(input.person_name.slice(0, 1000)).trim() : '';
       // Asked, not required: a person may book without giving it (the lawyer then sees none, never the email).
-      if ([...typed].length > PERSON_NAME_MAX) personErrors.person_name = 'name_too_long';
-      else if (typed !== '') name = typed;
+      const typed = checkPersonName(input.person_name);
+      if (!typed.ok) personErrors.person_name = typed.error;
+      else name = typed.name;
     }
     if (!checked.ok || Object.keys(personErrors).length > 0) return { kind: 'invalid', errors: { ...(checked.ok ? {} : checked.errors), ...personErrors } };
     const saved = await db.transaction().execute(async (trx) => {

@@ -10,6 +10,7 @@ import { claimVerificationNotice, findNoticeTarget, listVerificationNoticesOf, s
 import type { Executor } from '../../db/repositories/types.ts';
 import type { VerificationNoticeKind } from '../../db/schema.ts';
 import { formatDay } from '../../i18n/format.ts';
+import type { FormOfAddress } from '../../i18n/form-of-address.ts';
 import { DEFAULT_LOCALE, isLocale, messages, type Locale } from '../../i18n/index.ts';
 import { sanitizeShortText } from '../directory/fence.ts';
 import type { MailQueue, OutgoingMail } from '../notify/outbox.ts';
@@ -24,7 +25,7 @@ export const VERIFICATION_NOTICE_KINDS: Readonly<Record<VerificationNoticeKind, 
 };
 
 /** The email of one notice, in `locale`. `reason`: the operator's words (refused, suspended), quoted as written. */
-export function verificationNoticeMail(kind: VerificationNoticeKind, c: { to: string; name: string; locale: Locale; expiresAt: string | null; reason?: string | null }): OutgoingMail {
+export function verificationNoticeMail(kind: VerificationNoticeKind, c: { to: string; name: string; locale: Locale; expiresAt: string | null; reason?: string | null; form?: FormOfAddress | null }): OutgoingMail {
   const t = messages(c.locale).lawyerMail;
   const date = c.expiresAt ? formatDay(c.expiresAt.slice(0, 10), c.locale) : '—';
   const quoted = (reason: string | null | undefined) => (reason ? ['', '-----', reason, '-----', ''] : ['']);
@@ -32,7 +33,7 @@ export function verificationNoticeMail(kind: VerificationNoticeKind, c: { to: st
   let body: string[];
   switch (kind) {
     case 'verified':
-      subject = t.verified.subject;
+      subject = t.verified.subject(c.form ?? null);
       body = [t.verified.text(date)];
       break;
     case 'refused':
@@ -67,7 +68,7 @@ export async function queueVerificationNotice(tx: Executor, mail: MailQueue, c: 
   if (!(await claimVerificationNotice(tx, { lawyer_id: c.lawyerId, kind: c.kind, cycle: c.cycle, created_at: c.nowIso }))) return [];
   if (!to) return [];
   const locale: Locale = isLocale(target.user_locale) ? target.user_locale : DEFAULT_LOCALE;
-  const ids = await mail.enqueue(tx, [verificationNoticeMail(c.kind, { to, name: target.name, locale, expiresAt: c.expiresAt ?? target.expires_at, reason: c.reason ?? null })]);
+  const ids = await mail.enqueue(tx, [verificationNoticeMail(c.kind, { to, name: target.name, locale, expiresAt: c.expiresAt ?? target.expires_at, reason: c.reason ?? null, form: target.form_of_address ?? null })]);
   if (ids[0]) await setVerificationNoticeMail(tx, { lawyer_id: c.lawyerId, kind: c.kind, cycle: c.cycle }, ids[0]);
   return ids;
 }

@@ -5,7 +5,7 @@
  * 12 months), refuses it (a reason, emailed to the applicant) or later suspends her (a reason).
  * Every decision is audited in the operator's log, in its own transaction, and recomputes the
  * listing rule at once (listing.ts): a suspended or expired lawyer is unlisted everywhere.
- * The sweep (jobs) sends the reminder 30 days before expiry, once, to lawyer and operators, and
+ * The sweep (jobs) sends the reminders 30 and 7 days before expiry, once, to lawyer and operators, and
  * unlists lawyers whose verification lapsed.
  */
 import { randomUUID } from 'node:crypto';
@@ -159,9 +159,10 @@ export class VerificationService {
     return this.deps.clock.now().toISOString();
   }
 
-  private async lawyerOr404(db: Kysely<DB> | Parameters<typeof findLawyerLifecycle>[0], lawyerId: unknown): Promise<LawyerLifecycleRow> {
+  /** Her row; `lock` inside a decision's transaction, so two decisions at once on her are one after the other. */
+  private async lawyerOr404(db: Kysely<DB> | Parameters<typeof findLawyerLifecycle>[0], lawyerId: unknown, lock = false): Promise<LawyerLifecycleRow> {
     const id = typeof lawyerId === 'string' && UUID.test(lawyerId) ? lawyerId.toLowerCase() : null;
-    const row = id ? await findLawyerLifecycle(db, id) : undefined;
+    const row = id ? await findLawyerLifecycle(db, id, lock ? this.deps.database.dialect : undefined) : undefined;
     if (!row) throw notFound(`no lawyer ${String(lawyerId)}`);
     return row;
   }
@@ -212,7 +213,7 @@ export class VerificationService {
     const number = input.membershipNumber?.trim();
     if (number !== undefined && !/^[0-9A-Za-z./ -]{1,40}$/.test(number)) throw invalidRequest('not a membership number', [{ pointer: '/membership_number', detail: 'letters, digits, . / - and spaces, at most 40' }]);
     const result = await this.db.transaction().execute(async (tx) => {
-      const row = await this.lawyerOr404(tx, lawyerId);
+      const row = await this.lawyerOr404(tx, lawyerId, true);
       const memberships = await listMemberships(tx, row.id);
       const membership = input.barName !== undefined
         ? memberships.find((m) => m.bar_name === input.barName || m.bar_association_id === input.barName)
@@ -268,12 +269,12 @@ export class VerificationService {
     return out;
   }
 
-  /** Refuses an application with a reason, emailed to the applicant (Spanish and English). */
+  /** Refuses an application with a reason, emailed to the applicant in her language (verification-notices.ts). */
   async refuse(actor: Actor, lawyerId: string, rawReason: string): Promise<{ lawyer: LawyerLifecycleRow; mailed: boolean }> {
     const op = this.operator(actor);
     const reason = requireText(rawReason, '/reason', 'reason');
     const { lawyer, mailIds } = await this.db.transaction().execute(async (tx) => {
-      const row = await this.lawyerOr404(tx, lawyerId);
+      const row = await this.lawyerOr404(tx, lawyerId, true);
       if (row.status !== 'applied') throw conflict(`only an application can be refused; this lawyer is ${row.status} (suspend a verified lawyer instead)`);
       const at = this.now();
       await setLawyerLifecycleStatus(tx, row.id, 'refused', reason, at);
@@ -295,7 +296,7 @@ export class VerificationService {
     const op = this.operator(actor);
     const reason = requireText(rawReason, '/reason', 'reason');
     const result = await this.db.transaction().execute(async (tx) => {
-      const row = await this.lawyerOr404(tx, lawyerId);
+      const row = await this.lawyerOr404(tx, lawyerId, true);
       if (row.status === 'suspended') return { lawyer: row, changed: false, listing: null, mailIds: [] as string[] };
       if (row.status !== 'verified') throw conflict(`only a verified lawyer can be suspended; this one is ${row.status}`);
       const at = this.now();
@@ -319,7 +320,7 @@ export class VerificationService {
   async reinstate(actor: Actor, lawyerId: string, action: 'lawyer.reinstate' | 'lawyer.verify' = 'lawyer.reinstate'): Promise<{ lawyer: LawyerLifecycleRow; changed: boolean; listing: ListingChange | null }> {
     const op = this.operator(actor);
     const result = await this.db.transaction().execute(async (tx) => {
-      const row = await this.lawyerOr404(tx, lawyerId);
+      const row = await this.lawyerOr404(tx, lawyerId, true);
       if (row.status === 'verified' && row.verified === 1) return { lawyer: row, changed: false, listing: null };
       const at = this.now();
       const current = (await listVerifications(tx, row.id)).some((v) => v.expires_at > at);
@@ -364,10 +365,13 @@ export class VerificationService {
       if (ids.length > 0) await this.deps.mail.deliver(ids);
     }
     // Hers, in her language, 30 and 7 days before (verification-notices.ts: each once, whatever runs at the same time).
-    // Within 7 days the 30-day one is not sent any more: one reminder, the nearer.
+    // Within 7 days the 30-day one is not sent any more: one reminder, the nearer. The two windows
+    // do not overlap, so a verification that is already within 7 days when a sweep first sees it
+    // (imported so, or after the sweeps stood still) is never in another process's 30-day pass
+    // while this one sends the 7-day one; the 7-day one also claims the 30-day notice.
     const in7 = new Date(now.getTime() + 7 * DAY_MS).toISOString();
-    for (const [kind, windowEnd] of [['expires_7', in7], ['expires_30', until]] as const) {
-      for (const due of await listExpiringWithoutNotice(this.db, kind, nowIso, windowEnd, SWEEP_BATCH)) {
+    for (const [kind, windowStart, windowEnd] of [['expires_7', nowIso, in7], ['expires_30', in7, until]] as const) {
+      for (const due of await listExpiringWithoutNotice(this.db, kind, windowStart, windowEnd, SWEEP_BATCH)) {
         const ids = await this.db.transaction().execute(async (tx) => {
           if (kind === 'expires_7') await claimVerificationNotice(tx, { lawyer_id: due.lawyer_id, kind: 'expires_30', cycle: due.expires_at, created_at: nowIso });
           return queueVerificationNotice(tx, this.deps.mail, { lawyerId: due.lawyer_id, kind, cycle: due.expires_at, nowIso, expiresAt: due.expires_at });

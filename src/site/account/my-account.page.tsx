@@ -1,10 +1,11 @@
 /**
- * The people's Account page (`/account`): language, connected apps, passkeys, sign out
+ * The people's Account page (`/account`): the name lawyers see, language, connected apps, passkeys, sign out
  * everywhere, and the way to delete the account; the deletion page (`/account/delete`) with what
  * goes, what stays and why, and its confirmation; the page after deletion (`/account/deleted`).
  */
 import type { DeletionBlocker, DeletionPreview } from '../../domain/identity/account-deletion.service.ts';
 import type { ConnectedApp } from '../../domain/oauth/connected-apps.service.ts';
+import { PERSON_NAME_MAX, type PersonNameError } from '../../domain/people/person-name.ts';
 import { peopleInstant } from '../../i18n/reference.ts';
 import { LOCALES, type Locale } from '../../i18n/index.ts';
 import type { SiteContext } from '../context.ts';
@@ -34,13 +35,19 @@ export interface AccountPageProps {
   apps: ConnectedApp[];
   passkeys: number;
   sessions: number;
-  notice?: 'language' | null;
+  /** The name lawyers see with the person's bookings (users.name); null: not given yet. */
+  name: string | null;
+  notice?: 'language' | 'name' | 'name_removed' | null;
   languageError?: string | null;
+  /** A refused name: what was typed and why. */
+  nameForm?: { value: string; error: PersonNameError } | null;
 }
 
-export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passkeys, sessions, notice, languageError }: AccountPageProps) {
+export function AccountPage({ ctx, email, createdAt, accountLocale, name, apps, passkeys, sessions, notice, languageError, nameForm }: AccountPageProps) {
   const t = ctx.t.myAccount;
+  const m = ctx.t.languageMatch;
   const chosen = accountLocale ?? ctx.locale;
+  const nameError = nameForm ? (nameForm.error === 'name_too_long' ? m.nameTooLong : nameForm.error === 'name_is_email' ? m.nameIsEmail : m.nameInvalid) : null;
   return (
     <Layout ctx={ctx} title={t.title} section="account">
       <div class="account-page">
@@ -50,6 +57,11 @@ export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passke
             <p>{t.languageSaved(languageName(ctx.locale))}</p>
           </Notice>
         ) : null}
+        {notice === 'name' || notice === 'name_removed' ? (
+          <Notice kind="ok" role="status">
+            <p>{notice === 'name' ? m.nameSaved : m.nameRemoved}</p>
+          </Notice>
+        ) : null}
         <p>{t.intro}</p>
         <dl class="facts">
           <dt>{t.email}</dt>
@@ -57,6 +69,33 @@ export function AccountPage({ ctx, email, createdAt, accountLocale, apps, passke
           <dt>{t.since}</dt>
           <dd>{peopleInstant(ctx.locale, createdAt, ctx.zone ?? ZONE)}</dd>
         </dl>
+
+        <section class="card account-section" id="account-name" aria-labelledby="account-name-heading">
+          <h2 id="account-name-heading">{m.nameLabel}</h2>
+          <p>{m.nameIntro}</p>
+          {name === null && !nameForm ? <p class="meta">{m.nameNone}</p> : null}
+          <PostForm ctx={ctx} action="/account/name" class="account-name">
+            <div class="field">
+              <label for="f-name">{m.nameLabel}</label>
+              <input
+                id="f-name"
+                name="name"
+                type="text"
+                value={nameForm ? nameForm.value : (name ?? '')}
+                autocomplete="name"
+                maxLength={PERSON_NAME_MAX}
+                aria-invalid={nameError ? 'true' : undefined}
+                aria-describedby={nameError ? 'f-name-error' : undefined}
+              />
+              {nameError ? (
+                <span class="field-error" id="f-name-error" role="alert">
+                  {nameError}
+                </span>
+              ) : null}
+            </div>
+            <button type="submit">{m.nameSave}</button>
+          </PostForm>
+        </section>
 
         <section class="card account-section" aria-labelledby="account-language">
           <h2 id="account-language">{t.languageHeading}</h2>

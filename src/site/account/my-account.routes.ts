@@ -14,6 +14,7 @@ import { AccountDeletionRefused, ReauthenticationRequired, type AccountDeletionS
 import type { PasskeysService } from '../../domain/identity/passkeys.service.ts';
 import type { SessionService } from '../../domain/identity/session.service.ts';
 import type { ConnectedAppsService } from '../../domain/oauth/connected-apps.service.ts';
+import type { PersonNameError, PersonNameService } from '../../domain/people/person-name.ts';
 import { isLocale } from '../../i18n/index.ts';
 import { requireUser } from '../guards.ts';
 import type { SiteCookies } from '../plugin.ts';
@@ -27,6 +28,7 @@ export interface MyAccountDeps {
   passkeys: PasskeysService;
   connectedApps: ConnectedAppsService;
   deletion: AccountDeletionService;
+  names: PersonNameService;
 }
 
 type Body = Record<string, unknown> | undefined;
@@ -34,7 +36,7 @@ type Body = Record<string, unknown> | undefined;
 /** The language cookie, as the switcher sets it (src/site/plugin.ts): a year, readable by scripts. */
 const LANG_COOKIE_SECONDS = 365 * 86_400;
 
-export function myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion }: MyAccountDeps) {
+export function myAccountArea({ config, cookies, sessions, passkeys, connectedApps, deletion, names }: MyAccountDeps) {
   const session = sessionCookie(config, cookies);
 
   /** A POST from someone signed out: sign in, then back to the page the form was on. */
@@ -45,12 +47,17 @@ export function myAccountArea({ config, cookies, sessions, passkeys, connectedAp
     return null;
   };
 
-  const accountPage = async (request: FastifyRequest, reply: FastifyReply, extra: { notice?: 'language' | null; languageError?: string | null }, status = 200) => {
+  const accountPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { notice?: 'language' | 'name' | 'name_removed' | null; languageError?: string | null; nameForm?: { value: string; error: PersonNameError } | null },
+    status = 200,
+  ) => {
     const user = request.site.user!;
     const [preview, apps, keys] = await Promise.all([deletion.preview(user.id, null), connectedApps.list(user.id), passkeys.list(user.id)]);
     const stored = await sessions.accountLocale(user.id);
     return reply.page(
-      h(AccountPage, { ctx: request.site, email: preview.email, createdAt: preview.createdAt, accountLocale: stored, apps, passkeys: keys.length, sessions: preview.owned.sessions, ...extra }),
+      h(AccountPage, { ctx: request.site, email: preview.email, createdAt: preview.createdAt, accountLocale: stored, name: user.name ?? null, apps, passkeys: keys.length, sessions: preview.owned.sessions, ...extra }),
       status,
     );
   };
@@ -58,7 +65,18 @@ export function myAccountArea({ config, cookies, sessions, passkeys, connectedAp
   return async (site: FastifyInstance) => {
     site.get<{ Querystring: { saved?: string } }>('/account', { schema: { hide: true } }, async (request, reply) => {
       if (!requireUser(request, reply)) return reply;
-      return accountPage(request, reply, { notice: request.query.saved === 'language' ? 'language' : null });
+      const saved = request.query.saved;
+      return accountPage(request, reply, { notice: saved === 'language' || saved === 'name' || saved === 'name_removed' ? saved : null });
+    });
+
+    // The name lawyers see (asked once: here, or on the first hold page). Empty removes it.
+    site.post<{ Body: Body }>('/account/name', { schema: { hide: true } }, async (request, reply) => {
+      const me = signedInOr(request, reply, '/account');
+      if (!me) return reply;
+      const raw = (request.body ?? {}).name;
+      const outcome = await names.set(me.user.id, raw);
+      if (!outcome.ok) return accountPage(request, reply, { nameForm: { value: typeof raw === 'string' ? raw.slice(0, 1000) : '', error: outcome.error } }, 400);
+      return reply.code(303).redirect(`/account?saved=${outcome.name === null ? 'name_removed' : 'name'}#account-name`);
     });
 
     site.post<{ Body: Body }>('/account/language', { schema: { hide: true } }, async (request, reply) => {

@@ -79,10 +79,11 @@ export function confirmArea({ payments, directory, consultations, booking, purch
     const offer = await purchase.offer(view.lawyer.id);
     const person = state === 'confirmed' ? null : await chooser(ctx);
     const { mismatch, notice } = await mismatchOf(ctx, person, offer, view.lawyer.city_slug);
-    const personFields =
-      person && (mismatch || (person.name === null && !view.intent.person_name))
-        ? h(PersonFields, { ctx, mismatch, askName: person.name === null && !view.intent.person_name, values: { person_name: form?.values.person_name, language_ack: form?.values.language_ack ?? view.intent.language_ack ?? undefined }, errors: form?.errors })
-        : null;
+    // Their name: asked here once when the account has none, else said (with where to change it).
+    const knownName = view.intent.person_name || person?.name || null;
+    const personFields = person
+      ? h(PersonFields, { ctx, mismatch, askName: knownName === null, knownName, values: { person_name: form?.values.person_name, language_ack: form?.values.language_ack ?? view.intent.language_ack ?? undefined }, errors: form?.errors })
+      : null;
     const choices =
       state === 'payable' && ctx.user && offer
         ? [notice, h(ChoicesForm, { ctx, hold, offer, intent: view.intent, ...(form ?? {}), person: personFields }), h(PolicyStatement, { ctx, startMs, nowMs, lawyerZone: hold.lawyer.timezone })]

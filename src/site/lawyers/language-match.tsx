@@ -53,12 +53,15 @@ export function PersonFields({
   ctx,
   mismatch,
   askName,
+  knownName,
   values,
   errors,
 }: {
   ctx: SiteContext;
   mismatch: boolean;
   askName: boolean;
+  /** The name the lawyer will see, when it is known already (the account's, or given on this hold). */
+  knownName?: string | null;
   values?: { person_name?: string; language_ack?: string };
   errors?: PersonErrors;
 }) {
@@ -84,10 +87,14 @@ export function PersonFields({
           </span>
           {errors?.person_name ? (
             <span class="field-error" id="f-person_name-error" role="alert">
-              {m.nameTooLong}
+              {errors.person_name === 'name_too_long' ? m.nameTooLong : errors.person_name === 'name_is_email' ? m.nameIsEmail : m.nameInvalid}
             </span>
           ) : null}
         </div>
+      ) : knownName ? (
+        <p class="person-name-known">
+          {m.nameKnown(knownName)} <a href="/account#account-name">{m.nameChange}</a>
+        </p>
       ) : null}
       {mismatch ? (
         <fieldset class="language-ack" aria-describedby={errors?.language_ack ? 'f-language_ack-error' : undefined}>
