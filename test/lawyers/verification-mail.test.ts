@@ -118,6 +118,24 @@ for (const target of databaseTargets()) {
       }
     });
 
+    it('verifying her twice at once (two processes) writes one "verified" email; a renewal once due writes the next', async () => {
+      const [id] = (await insertLawyers(ctx.database, [lawyerRecord({ name: 'Dos Veces', verified: false, contact_email: 'dosveces@example.com' })], ctx.clock.now())) as [string];
+      const other = otherProcess();
+      const input = { note: 'Censo: ejerciente', checked: ['census' as const] };
+      const both = await Promise.all([svc().verify(OPERATOR, id, input), other.verify(OPERATOR, id, input)]);
+      assert.equal(both.filter((r) => r.lawyer.status === 'verified').length, 2, 'both decisions stand (the second is a correction of the first)');
+      assert.deepEqual((await mailsTo('dosveces@example.com')).map((m) => m.kind), ['lawyer_verified']);
+      // A correction a week later (her number fixed) is not news either.
+      ctx.clock.advance(7 * DAY);
+      await svc().verify(OPERATOR, id, input);
+      assert.equal((await mailsTo('dosveces@example.com')).length, 1);
+      // Renewed 20 days before it expires, after the 30-day reminder: she hears of the new year.
+      ctx.clock.advance(338 * DAY);
+      await svc().verify(OPERATOR, id, { note: 'Renovada: censo comprobado', checked: ['census'] });
+      const kinds = (await mailsTo('dosveces@example.com')).map((m) => m.kind);
+      assert.deepEqual(kinds.filter((k) => k === 'lawyer_verified').length, 2, kinds.join());
+    });
+
     it('two operators deciding at once (two processes): one refusal, one suspension, one email each', async () => {
       const [applicant, listed] = (await insertLawyers(ctx.database, [
         lawyerRecord({ name: 'Dos Negativas', verified: false, contact_email: 'dos@example.com' }),

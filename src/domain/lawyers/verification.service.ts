@@ -14,6 +14,7 @@ import type { Clock } from '../../clock.ts';
 import type { Database } from '../../db/database.ts';
 import {
   claimReminder,
+  findLatestVerificationExpiry,
   findLawyerLifecycle,
   findUserEmail,
   insertVerifications,
@@ -224,6 +225,10 @@ export class VerificationService {
       const membershipNumber = number ?? membership.membership_number;
       if (number !== undefined && number !== membership.membership_number) await setMembershipNumber(tx, row.id, membership.bar_name, number);
       const at = this.now();
+      // Verifying her again while her verification is in force and not yet due for renewal (a
+      // double click, two operators at once, a corrected membership number) is not news to her.
+      const previousExpiry = row.status === 'verified' ? await findLatestVerificationExpiry(tx, row.id) : null;
+      const tellHer = previousExpiry === null || Date.parse(previousExpiry) - Date.parse(at) <= REMINDER_DAYS * DAY_MS;
       const record = {
         id: randomUUID(),
         lawyer_id: row.id,
@@ -259,8 +264,9 @@ export class VerificationService {
           public_after: listing.after.listed,
         },
       });
-      // A renewal is a new cycle (its expiry): she hears of each verification once.
-      const mailIds = await queueVerificationNotice(tx, this.deps.mail, { lawyerId: row.id, kind: 'verified', cycle: record.expires_at, nowIso: at, expiresAt: record.expires_at });
+      // A renewal is a new cycle (its expiry): she hears of it once it was due (within the reminder
+      // window, or after expiry); each verification's email is claimed once per cycle.
+      const mailIds = tellHer ? await queueVerificationNotice(tx, this.deps.mail, { lawyerId: row.id, kind: 'verified', cycle: record.expires_at, nowIso: at, expiresAt: record.expires_at }) : [];
       return { lawyer: { ...row, status: 'verified', status_reason: null, updated_at: at }, verification: toRecord(record), listing, mailIds };
     });
     this.deps.caches?.directory?.invalidate();
