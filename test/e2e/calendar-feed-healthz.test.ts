@@ -3,8 +3,8 @@
  * both databases: while the jobs runner reads issue 25's hostile feed (40 events repeating every
  * second since 2000, about 4 KB) and a feed at the 5 MB size limit, both served from a calendar
  * server on loopback (WEBHOOK_ALLOW_INSECURE_TARGETS), /healthz keeps answering over real HTTP in
- * under 100 ms. Before the fix the expansion ran on the serving thread and held every request
- * for the whole read (35 s for the hostile feed on the reviewer's machine).
+ * under 100 ms (or four times what idle probes see, on a loaded machine). Before the fix the
+ * expansion ran on the serving thread and held every request for the whole read (35 s for the hostile feed on the reviewer's machine).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -122,9 +122,12 @@ for (const target of databaseTargets()) {
         // The bound is on the 95th percentile: on a shared 2-core machine the scheduler alone
         // holds a process for 100-300 ms now and then, with or without a feed (the baseline shows
         // it). A feed read on the serving thread held every probe for the whole read (seconds).
+        // On a machine loaded by other work the baseline itself grows; the bound grows with it
+        // (four times what the idle probes saw), which still fails by far a serving thread held
+        // for a whole read.
         context.diagnostic(report);
-        assert.ok(during.p95 < 100, report);
-        assert.ok(during.max < 1_000, report);
+        assert.ok(during.p95 < Math.max(100, 4 * idle.p95), report);
+        assert.ok(during.max < Math.max(1_000, 4 * idle.max), report);
       } finally {
         await server.stop();
         feeds.closeAllConnections();
