@@ -206,43 +206,45 @@ export function LawyerConsultationPage({ ctx, lawyer, consultation: c, done, for
       ) : null}
       {problem ? <Notice kind="bad" role="alert">{problem}</Notice> : null}
       <Done ctx={ctx} done={done} />
-      <dl class="facts">
-        <dt>{t.when}</dt>
-        <dd>
-          {whenText(ctx, c)} ({zoneName(ctx.locale, lawyer.timezone)})
-        </dd>
-        <dt>{t.status}</dt>
-        <dd>
-          <StatusBadge ctx={ctx} status={c.status} />
-        </dd>
-        {c.statusReason ? (
-          <>
-            <dt>{t.reason}</dt>
-            <dd>{c.statusReason}</dd>
-          </>
-        ) : null}
-        <dt>{t.person}</dt>
-        <dd>{c.person.name ?? t.noName}</dd>
-        <dt>{t.email}</dt>
-        <dd>
-          <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
-        </dd>
-      </dl>
-      <Who ctx={ctx} who={c.who} />
-      <dl class="facts">
-        <dt>{t.fee}</dt>
-        <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
-        <dt>{t.payout}</dt>
-        <dd>{euros(c.quote.lawyerPayoutCents, ctx.locale)}</dd>
-        {c.refund ? (
-          <>
-            <dt>{t.refund}</dt>
-            <dd>
-              {euros(c.refund.amountCents, ctx.locale)} · {t.refundStatuses[c.refund.status]}
-            </dd>
-          </>
-        ) : null}
-      </dl>
+      <div class="facts-group">
+        <dl class="facts">
+          <dt>{t.when}</dt>
+          <dd>
+            {whenText(ctx, c)} ({zoneName(ctx.locale, lawyer.timezone)})
+          </dd>
+          <dt>{t.status}</dt>
+          <dd>
+            <StatusBadge ctx={ctx} status={c.status} />
+          </dd>
+          {c.statusReason ? (
+            <>
+              <dt>{t.reason}</dt>
+              <dd>{c.statusReason}</dd>
+            </>
+          ) : null}
+          <dt>{t.person}</dt>
+          <dd>{c.person.name ?? t.noName}</dd>
+          <dt>{t.email}</dt>
+          <dd>
+            <a href={`mailto:${c.person.email}`}>{c.person.email}</a>
+          </dd>
+        </dl>
+        <Who ctx={ctx} who={c.who} />
+        <dl class="facts">
+          <dt>{t.fee}</dt>
+          <dd>{euros(c.quote.totalCents, ctx.locale)}</dd>
+          <dt>{t.payout}</dt>
+          <dd>{euros(c.quote.lawyerPayoutCents, ctx.locale)}</dd>
+          {c.refund ? (
+            <>
+              <dt>{t.refund}</dt>
+              <dd>
+                {euros(c.refund.amountCents, ctx.locale)} · {t.refundStatuses[c.refund.status]}
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </div>
       {cancellable ? (
         <section aria-labelledby="cancel-title">
           <h2 id="cancel-title">{t.cancelTitle}</h2>
