@@ -79,7 +79,7 @@ const API_HEADERS = {
  */
 const LOG_CHUNK_CHARS = 8192;
 
-class GatheredLines {
+export class GatheredLines {
   private pending = '';
 
   constructor(private readonly stream: ReturnType<typeof pino.destination>) {}

@@ -20,16 +20,18 @@ function ask(port: number, agent: http.Agent, forwarded: string | undefined): Pr
 
 const HEADERS = [undefined, '203.0.113.5', ' 203.0.113.6 ', '203.0.113.7', '', '198.51.100.1, 203.0.113.8', '198.51.100.1,127.0.0.1', 'not-an-address', '2001:db8::1'];
 
-for (const [label, trustProxy] of [
+const CASES: Array<[string, string[] | false]> = [
   ['the peer is a trusted proxy', ['127.0.0.1']],
   ['the peer is not a trusted proxy', ['192.0.2.1']],
   ['no proxy is trusted', false],
-] as const) {
+];
+
+for (const [label, trustProxy] of CASES) {
   describe(`clientIp when ${label}`, () => {
     let app: FastifyInstance;
     let port: number;
     before(async () => {
-      app = Fastify({ trustProxy: trustProxy as string[] | false });
+      app = Fastify({ trustProxy });
       let sockets = 0;
       const ids = new WeakMap<object, number>();
       app.get('/', async (request) => {
