@@ -17,6 +17,8 @@ declare module 'autocannon' {
     interface Options {
       url: string;
       connections?: number;
+      /** Requests per second over all connections (a fixed rate instead of a closed loop). */
+      overallRate?: number;
       duration?: number;
       pipelining?: number;
       timeout?: number;

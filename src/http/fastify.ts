@@ -68,18 +68,58 @@ const API_HEADERS = {
 };
 
 /**
- * Standard output for the logs, buffered: lines are written 8 KB at a time, or every 500 ms,
+ * Standard output for the logs, buffered: lines are written 64 KB at a time, or every 500 ms,
  * asynchronously, instead of one synchronous write(2) per line on the event loop (about a tenth
  * of a cached request's CPU went to appending its log line to the file: docs/performance.md).
- * pino writes out what is left synchronously when the process exits, so a stop or a fatal error
- * loses nothing; a kill -9 loses at most half a second of lines. One stream per process.
+ * Lines are gathered here first and handed to pino's stream 64 KB at a time: that stream measures
+ * the UTF-8 length of its whole pending buffer on every write, which cost more per line than
+ * building the line; and each asynchronous write costs tens of µs however small, so 64 KB writes
+ * cost about a fifth as much per line as 8 KB ones. Whatever is gathered goes to the stream before pino's own exit
+ * handler writes the stream out synchronously, so a stop or a fatal error loses nothing; a kill -9
+ * loses at most half a second of lines. One stream per process.
  */
-let stdoutLog: ReturnType<typeof pino.destination> | undefined;
+export const LOG_CHUNK_CHARS = 65_536;
+
+export class GatheredLines {
+  private pending = '';
+
+  constructor(
+    private readonly stream: ReturnType<typeof pino.destination>,
+    private readonly chunkChars = LOG_CHUNK_CHARS,
+  ) {}
+
+  write(line: string): boolean {
+    this.pending += line;
+    if (this.pending.length >= this.chunkChars) this.handOver();
+    return true;
+  }
+
+  /** Hands what is gathered to the stream and asks it to write (pino's `logger.flush()` comes here). */
+  flush(cb?: (err?: Error) => void): void {
+    this.handOver();
+    this.stream.flush(cb);
+  }
+
+  /** Hands over what is gathered; the stream writes it out (asynchronously, or at exit). */
+  handOver(): void {
+    if (this.pending === '') return;
+    const chunk = this.pending;
+    this.pending = '';
+    this.stream.write(chunk);
+  }
+}
+
+let stdoutLog: GatheredLines | undefined;
 const logDestination = () => {
   if (stdoutLog === undefined) {
-    const stream = pino.destination({ dest: 1, sync: false, minLength: 8192 });
-    setInterval(() => stream.flush(), 500).unref();
-    stdoutLog = stream;
+    // maxWrite above the chunk: a chunk that arrives while a write is in flight joins the next write.
+    const stream = pino.destination({ dest: 1, sync: false, minLength: 8192, maxWrite: 4 * LOG_CHUNK_CHARS });
+    const lines = new GatheredLines(stream);
+    // Before pino's handlers (on-exit-leak-free), which write the stream out synchronously at exit.
+    process.prependListener('exit', () => lines.handOver());
+    process.prependListener('beforeExit', () => lines.handOver());
+    setInterval(() => lines.flush(), 500).unref();
+    stdoutLog = lines;
   }
   return stdoutLog;
 };
