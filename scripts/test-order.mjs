@@ -16,7 +16,8 @@ import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const DURATIONS = path.join(ROOT, 'scripts', 'test-durations.json');
-const TIMES = path.join(ROOT, '.test-times.json');
+/** This checkout's own times (scripts/test-times.mjs writes them; TEST_TIMES_FILE moves them, as there). */
+const times = () => path.resolve(ROOT, process.env.TEST_TIMES_FILE ?? '.test-times.json');
 
 /** A guess, in seconds, for a file no list has timed, by what it drives. */
 function byFolder(file) {
@@ -39,7 +40,7 @@ function read(file) {
 /** Expected seconds of each file (repository-relative paths). */
 export function expectedSeconds(files) {
   const committed = read(DURATIONS)?.files ?? {};
-  const local = read(TIMES)?.files ?? {};
+  const local = read(times())?.files ?? {};
   return new Map(
     files.map((f) => {
       const rel = path.relative(ROOT, path.resolve(f)).split(path.sep).join('/');
@@ -56,16 +57,16 @@ export function longestFirst(files) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname) && process.argv.includes('--refresh')) {
-  const times = read(TIMES);
-  if (!times?.files) {
-    console.error(`no ${path.relative(ROOT, TIMES)} to refresh from: run npm test first`);
+  const run = read(times());
+  if (!run?.files) {
+    console.error(`no ${path.relative(ROOT, times())} to refresh from: run npm test first`);
     process.exit(1);
   }
   const previous = read(DURATIONS) ?? {};
   const files = { ...(previous.files ?? {}) };
-  for (const [file, t] of Object.entries(times.files)) if (!t.failed) files[file] = t.seconds;
+  for (const [file, t] of Object.entries(run.files)) if (!t.failed) files[file] = t.seconds;
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const note = `seconds per test file, from .test-times.json of the run started ${times.lastRun?.startedAt ?? '?'} (load ${times.lastRun?.loadAverageAtStart?.[0] ?? '?'}); only the order of the files depends on it (scripts/test-order.mjs)`;
+  const note = `seconds per test file, from .test-times.json of the run started ${run.lastRun?.startedAt ?? '?'} (load ${run.lastRun?.loadAverageAtStart?.[0] ?? '?'}); only the order of the files depends on it (scripts/test-order.mjs)`;
   fs.writeFileSync(DURATIONS, `${JSON.stringify({ note, files: sorted }, null, 2)}\n`);
   console.log(`${Object.keys(sorted).length} files in ${path.relative(ROOT, DURATIONS)}`);
 }
