@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { longestFirst } from './test-order.mjs';
 
 function listTests(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -32,7 +33,8 @@ if (!env.TEST_DATABASE_URL) console.log('note: no PostgreSQL reachable; running 
 
 // Files named on the command line (a folder stands for its test files), or every test file.
 const named = process.argv.slice(2).flatMap((p) => (fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ? listTests(p).sort() : [p]));
-const files = named.length > 0 ? named : listTests('test').sort();
+// Longest first (scripts/test-order.mjs), so no long file starts last and runs alone at the end.
+const files = longestFirst(named.length > 0 ? named : listTests('test').sort());
 // Each test file runs bundled (scripts/test-build.mjs: its project code compiled once, packages
 // loaded natively) instead of through the tsx loader hook, which cost every file 4-5 s of CPU
 // before its first test. TEST_BUNDLE=0 runs the TypeScript through tsx as before.
