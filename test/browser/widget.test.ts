@@ -243,6 +243,9 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       const frame = p.frameLocator('dialog iframe');
       await frame.locator('h2', { hasText: messages('es').widget.chooseTime }).waitFor();
       assert.equal(await frame.locator('html').evaluate((el) => el.scrollWidth - el.clientWidth), 0, 'no sideways scrolling at 320 px');
+      // The dialog's close button is a finger-sized target too, whatever the host page's styles.
+      const close = await p.locator('dialog > button').boundingBox();
+      assert.ok(close !== null && close.height >= 24 && close.width >= 24, `close button ${JSON.stringify(close)}`);
       await shot(p, 'floating-es-open-320');
       await context.close();
     });
