@@ -20,8 +20,8 @@ import { combine, measure, waitForQuiet, type LoadOptions, type Measurement, typ
 import { clockTicksPerSecond, cpuModel, memory } from './proc.ts';
 import { renderProfile, summarizeProfile, type ProfileSummary } from './profile.ts';
 import { anomalies, memoryTable, scaleTable, scenarioTable, type MemoryRow, type ScaleRow, type ScenarioResult } from './report.ts';
-import { RSS_TARGET_MB, SCALE_TARGET, SCENARIOS, SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO, type ScenarioSpec } from './scenarios.ts';
-import { benchDatabase, type BenchDatabase } from './seed.ts';
+import { RSS_TARGET_MB, SCALE_TARGET, SCENARIOS, SEARCH_SCENARIOS, UNCACHED_COUNT_SCENARIO, WIDGET_HOST, type BenchContext, type ScenarioSpec } from './scenarios.ts';
+import { benchDatabase, widgetKey, type BenchDatabase } from './seed.ts';
 import { MCP_SCENARIO, mcpBench, mcpTable } from './mcp.ts';
 
 const BENCH_DIR = path.join(ROOT, '.bench');
@@ -274,13 +274,25 @@ async function measureApp(options: Options, app: Child, paths: string[], label: 
   }, (run) => run.otherCores);
 }
 
+/**
+ * The widget's scenarios need the bench's publishable key, and a service whose limits let one
+ * key carry the whole load: every request of the frame counts against the key's tier (internal:
+ * 1,000 a minute), which the bench passes in seconds. RATE_LIMIT_MULTIPLIER scales the limits,
+ * not their cost (each request is still counted twice: per visitor address and per key).
+ */
+async function benchContext(db: BenchDatabase, specs: ScenarioSpec[]): Promise<{ bench: BenchContext; env: Record<string, string> }> {
+  if (!specs.some((s) => s.kind === 'widget')) return { bench: { widgetKey: '' }, env: {} };
+  return { bench: { widgetKey: await widgetKey(db, WIDGET_HOST) }, env: { RATE_LIMIT_MULTIPLIER: '1000' } };
+}
+
 async function mainBench(options: Options, db: BenchDatabase, notes: string[]) {
   const scenarios = selected(options, SCENARIOS);
-  const app = await startApp(db, [], options.serverEnv);
+  const { bench, env } = await benchContext(db, scenarios);
+  const app = await startApp(db, [], { ...env, ...options.serverEnv });
   let baseline: Child | undefined;
   return withServers([app], async () => {
     const ids = await discoverLawyerIds(app.url, options.ids, options.load.headers);
-    const plan = scenarios.map((spec) => ({ spec, paths: spec.paths(ids) }));
+    const plan = scenarios.map((spec) => ({ spec, paths: spec.paths(ids, bench) }));
     const captured = await capture(app.url, plan.flatMap((p) => p.paths), options.load.headers);
     baseline = await startBaseline(captured);
     return withServers([baseline], async () => {
@@ -345,7 +357,7 @@ async function coldRun(options: Options, db: BenchDatabase, main: ScenarioResult
       const rawOf = spec === UNCACHED_COUNT_SCENARIO ? 'search: residence+ar' : spec.name;
       const raw = main.find((r) => r.name === rawOf)?.baseline;
       if (!raw) continue;
-      const paths = spec.paths(ids);
+      const paths = spec.paths(ids, { widgetKey: '' });
       const m = await measureApp(options, app, paths, spec.name.padEnd(30));
       warn(`${spec.name} (cold)`, m, notes);
       const target = spec === UNCACHED_COUNT_SCENARIO ? 0.3 : spec.target;
@@ -363,7 +375,7 @@ async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
     process.stdout.write(`\nscale check, ${db.lawyers.toLocaleString('en')} lawyers\n`);
     const search: Array<{ name: string; path: string; m: Measurement }> = [];
     for (const spec of scenarios) {
-      const paths = spec.paths([]);
+      const paths = spec.paths([], { widgetKey: '' });
       const m = await measureApp(options, app, paths, spec.name.padEnd(26));
       warn(`${spec.name} @${db.lawyers}`, m, notes);
       search.push({ name: spec.name, path: paths[0]!, m });
@@ -375,16 +387,18 @@ async function scaleRun(options: Options, db: BenchDatabase, notes: string[]) {
 
 async function profileRun(options: Options, db: BenchDatabase): Promise<Record<string, ProfileSummary>> {
   const out: Record<string, ProfileSummary> = {};
+  const { bench, env } = await benchContext(db, selected(options, SCENARIOS));
+  const serverEnv = { ...env, ...options.serverEnv };
   const ids = await (async () => {
-    const app = await startApp(db, [], options.serverEnv);
+    const app = await startApp(db, [], serverEnv);
     return withServers([app], () => discoverLawyerIds(app.url, options.ids, options.load.headers));
   })();
   for (const spec of selected(options, SCENARIOS)) {
     const dir = path.join(BENCH_DIR, 'profiles', spec.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, ''));
     fs.rmSync(dir, { recursive: true, force: true });
     // A fresh process per scenario, so each profile holds one endpoint's work only.
-    const app = await startApp(db, ['--cpu-prof', `--cpu-prof-dir=${dir}`], options.serverEnv);
-    const paths = spec.paths(ids);
+    const app = await startApp(db, ['--cpu-prof', `--cpu-prof-dir=${dir}`], serverEnv);
+    const paths = spec.paths(ids, bench);
     let m: Measurement;
     try {
       await capture(app.url, paths, options.load.headers);

@@ -5,19 +5,29 @@
  */
 export const API = '/api/v1';
 
-export type ScenarioKind = 'search' | 'lawyer' | 'reference' | 'site';
+export type ScenarioKind = 'search' | 'lawyer' | 'reference' | 'site' | 'widget';
 
 export interface ScenarioSpec {
   name: string;
   kind: ScenarioKind;
   /** Minimum app req/s ÷ baseline req/s. */
   target: number;
-  paths(ids: readonly string[]): string[];
+  paths(ids: readonly string[], bench: BenchContext): string[];
 }
+
+/** What some scenarios need besides lawyer ids: the bench's publishable key (bench/seed.ts widgetKey). */
+export interface BenchContext {
+  widgetKey: string;
+}
+
+/** The origin the bench's publishable key lists: the page that embeds the widget. */
+export const WIDGET_HOST = 'https://ngo.example';
 
 const fixed = (path: string) => () => [`${API}${path}`];
 const perLawyer = (suffix: string) => (ids: readonly string[]) => ids.map((id) => `${API}/lawyers/${id}${suffix}`);
 const sitePerLawyer = (suffix: string) => (ids: readonly string[]) => ids.map((id) => `/lawyers/${id}${suffix}`);
+/** The frame's query as embed.js writes it (key, language, embedding origin, widget id), plus `extra`. */
+const frameQuery = (key: string, extra: Record<string, string> = {}) => new URLSearchParams({ k: key, lang: 'es', host: WIDGET_HOST, wid: 'bench', ...extra }).toString();
 
 /** The four search mixes, also used for the scale check. */
 export const SEARCH_SCENARIOS: ScenarioSpec[] = [
@@ -62,6 +72,21 @@ export const SCENARIOS: ScenarioSpec[] = [
   { name: 'site: search results', kind: 'site', target: 0.5, paths: () => ['/?city=madrid', '/?practice_area=residence', '/?city=barcelona&sort=price_asc', '/?language=ar'] },
   { name: 'site: lawyer profile', kind: 'site', target: 0.5, paths: sitePerLawyer('') },
   { name: 'site: booking page', kind: 'site', target: 0.5, paths: sitePerLawyer('/book') },
+  // The booking widget's frame (issue 27 item 6: "within the site pages' share of the raw
+  // baseline"): what embed.js frames, with the bench's publishable key (bench/seed.ts widgetKey).
+  // One lawyer's booker, as the booking page above; and search presets, as the search results.
+  { name: 'widget: booker', kind: 'widget', target: 0.5, paths: (ids, b) => ids.map((id) => `/embed/lawyers/${id}?${frameQuery(b.widgetKey)}`) },
+  {
+    name: 'widget: search preset',
+    kind: 'widget',
+    target: 0.5,
+    paths: (_ids, b) => [
+      `/embed/search?${frameQuery(b.widgetKey, { city: 'madrid' })}`,
+      `/embed/search?${frameQuery(b.widgetKey, { area: 'residence' })}`,
+      `/embed/search?${frameQuery(b.widgetKey, { city: 'barcelona', remote: '1' })}`,
+      `/embed/search?${frameQuery(b.widgetKey, { language: 'ar' })}`,
+    ],
+  },
 ];
 
 /** Search p50 with the largest directory ÷ p50 with the smallest must not exceed this. */

@@ -92,6 +92,28 @@ function removeDb(file: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${file}${suffix}`, { force: true });
 }
 
+/**
+ * The bench's publishable key (the widget's frame scenarios), created once per cached database
+ * through the CLI, as an integrator's would be: live, tier internal, listing WIDGET_HOST. A
+ * publishable key is shown in the dashboard again, so keeping its token beside the file is what
+ * the product does too; reseeding removes it. Returns the token (pk_live_…).
+ */
+export async function widgetKey(db: BenchDatabase, origin: string): Promise<string> {
+  const file = `${db.file}.widget-key.json`;
+  if (fs.existsSync(file)) {
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { token: string; origin: string; seeded_at: string };
+    const meta = JSON.parse(fs.readFileSync(`${db.file}.json`, 'utf8')) as SeedMeta;
+    if (saved.origin === origin && saved.seeded_at === meta.seeded_at) return saved.token;
+  }
+  const args = ['bin/consulta.js', 'keys', 'create', '--publishable', '--origin', origin, '--tier', 'internal', '--owner', 'bench-widget@example.com', '--name', 'bench widget', '--json'];
+  const stdout = await runToCompletion(args, { DATABASE_URL: `sqlite:${db.file}`, LOG_LEVEL: 'warn' }, 120_000);
+  const token = (JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { token?: string }).token;
+  if (!token?.startsWith('pk_live_')) throw new Error(`keys create --publishable printed no pk_live_ token: ${stdout.slice(0, 300)}`);
+  const meta = JSON.parse(fs.readFileSync(`${db.file}.json`, 'utf8')) as SeedMeta;
+  fs.writeFileSync(file, `${JSON.stringify({ token, origin, seeded_at: meta.seeded_at }, null, 2)}\n`);
+  return token;
+}
+
 export async function benchDatabase(dir: string, lawyers: number, seed: number, reseed: boolean): Promise<BenchDatabase> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `lawyers-${lawyers}-seed-${seed}.db`);
@@ -110,6 +132,7 @@ export async function benchDatabase(dir: string, lawyers: number, seed: number, 
   removeDb(partial);
   removeDb(file);
   fs.rmSync(metaFile, { force: true });
+  fs.rmSync(`${file}.widget-key.json`, { force: true });
   const referenceDate = todayInMadrid();
   process.stdout.write(`seeding ${lawyers.toLocaleString('en')} lawyers (seed ${seed}, reference date ${referenceDate}) … `);
   const args = ['bin/consulta.js', 'seed', '--lawyers', String(lawyers), '--seed', String(seed), '--reference-date', referenceDate, '--json'];

@@ -6,7 +6,7 @@
  * Every state-changing request (POST) must carry the CSRF token of a form we rendered and, when
  * the browser says where it comes from, come from our own origin (`Origin`, `Sec-Fetch-Site`).
  */
-import { randomBytes, randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -19,6 +19,7 @@ import { DomainError, ERROR_CODES } from '../domain/errors.ts';
 import { methodNotAllowed, problemErrorHandler, registerUnrouted, sendUnrouted, type AllowedMethods } from '../http/problem.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../i18n/index.ts';
 import { SiteAssets } from './assets.ts';
+import { PageCache } from './page-cache.ts';
 import { validZone, ZONE_COOKIE } from './booking/visitor-zone.ts';
 import type { SiteContext, SiteUser } from './context.ts';
 import { ErrorPage } from './ui/pages.tsx';
@@ -139,28 +140,10 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
   await site.register(csrf, { cookieKey: cookies.csrf, cookieOpts: baseCookie, getToken: (req) => (req.body as { _csrf?: string } | undefined)?._csrf });
   assets.register(site);
 
-  // Stand-ins for per-request values inside cached HTML: random per process, never sent as they are.
-  const csrfMark = randomBytes(18).toString('base64url');
-  const onceMark = randomBytes(18).toString('base64url');
+  // Rendered anonymous pages, cut at their CSRF token and nonce (page-cache.ts).
+  const pages = new PageCache();
   // randomUUID draws from a cached entropy pool: cheaper per request than randomBytes.
   const freshOnce = () => randomUUID();
-  /** A rendered page cut at its per-request values: parts[0] value[0] parts[1] … */
-  // Kept as UTF-8 bytes: encoding a page's string on every response cost ~8 % of its CPU.
-  interface CutPage {
-    parts: Buffer[];
-    values: Array<'csrf' | 'once'>;
-  }
-  const marks = new RegExp(`(${csrfMark}|${onceMark})`);
-  const cut = (html: string): CutPage => {
-    const pieces = html.split(marks);
-    return {
-      parts: pieces.filter((_, i) => i % 2 === 0).map((p) => Buffer.from(p, 'utf8')),
-      values: pieces.filter((_, i) => i % 2 === 1).map((m) => (m === csrfMark ? 'csrf' : 'once')),
-    };
-  };
-  const rendered = new WeakMap<object, Map<string, CutPage>>();
-  // Variants (language × URL) kept per answer: query strings are the visitor's to vary.
-  const MAX_VARIANTS = 16;
 
   site.decorateRequest('site', null as unknown as SiteContext);
   site.decorateReply('cachedPage', function (this: FastifyReply, key: object, build: (ctx: SiteContext, once: string) => AnyVNode) {
@@ -168,21 +151,8 @@ export const sitePlugin: FastifyPluginAsync<SitePluginOptions> = async (site, { 
     const send = (html: string | Buffer) => this.code(200).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(html);
     if (ctx.user) return send(render(build(ctx, freshOnce())));
     // The visitor's zone changes the times a page shows (booking path): part of the variant.
-    const variant = `${ctx.locale} ${ctx.zone ?? ''} ${this.request.url}`;
-    let variants = rendered.get(key);
-    if (!variants) rendered.set(key, (variants = new Map()));
-    let page = variants.get(variant);
-    if (!page) {
-      page = cut(render(build({ ...ctx, csrfToken: () => csrfMark }, onceMark)));
-      if (variants.size >= MAX_VARIANTS) variants.delete(variants.keys().next().value!);
-      variants.set(variant, page);
-    }
-    if (page.values.length === 0) return send(page.parts[0]!);
-    // One nonce per response (a page's forms share it), and this browser's CSRF token.
-    const once = Buffer.from(freshOnce());
-    const chunks: Buffer[] = [page.parts[0]!];
-    for (let i = 0; i < page.values.length; i++) chunks.push(page.values[i] === 'csrf' ? Buffer.from(ctx.csrfToken()) : once, page.parts[i + 1]!);
-    return send(Buffer.concat(chunks));
+    const page = pages.page(key, `${ctx.locale} ${ctx.zone ?? ''} ${this.request.url}`, () => render(build({ ...ctx, csrfToken: () => pages.csrfMark }, pages.onceMark)));
+    return send(pages.fill(page, ctx.csrfToken, freshOnce));
   });
   site.decorateReply('page', function (this: FastifyReply, vnode: AnyVNode, status = 200) {
     return this.code(status).type('text/html; charset=utf-8').header('vary', 'Accept-Language, Cookie').send(render(vnode));

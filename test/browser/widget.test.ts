@@ -56,11 +56,14 @@ async function startHost(host: string, pages: (path: string) => string | null): 
   return { origin: `http://${host}:${port}`, close: () => new Promise((r) => server.close(() => r(undefined))) };
 }
 
-/** Screenshots for docs/widget.md: written there with UPDATE_SCREENSHOTS=1, else to a temporary folder. */
-async function shot(p: Page, name: string): Promise<void> {
-  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'images', 'widget') : join(tmpdir(), 'consulta-screenshots');
+/**
+ * Screenshots for docs/widget.md: written there with UPDATE_SCREENSHOTS=1, else to a temporary
+ * folder. `ownFolder`: not for the docs (the 320 px checks), always in the temporary folder.
+ */
+async function shot(p: Page, name: string, ownFolder = false): Promise<void> {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' && !ownFolder ? join(process.cwd(), 'docs', 'images', 'widget') : join(tmpdir(), 'consulta-screenshots');
   mkdirSync(dir, { recursive: true });
-  await p.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+  await p.screenshot({ path: join(dir, `${name}.png`), fullPage: ownFolder });
 }
 
 const RECORDER = `<script>window.__events=[];window.addEventListener('message',function(e){if(e.data&&typeof e.data.type==='string'&&e.data.type.indexOf('consulta:')===0)window.__events.push({origin:e.origin,data:e.data});});</script>`;
@@ -125,6 +128,9 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
         if (path === '/floating-es') return page('es', `<p>Información para personas migrantes.</p>${snippet('data-mode="floating" data-color="0f766e" data-radius="12"')}`);
         if (path === '/cookie-probe') return page('en', `<iframe src="${cookieOrigin}/set" title="probe"></iframe>`);
         if (path === '/fetch') return page('es', '');
+        // The 320 px checks: inline, a lawyer's booker or a search preset, in a language.
+        const narrow = /^\/narrow-(booker|search)-(ar|fr|en)$/.exec(path);
+        if (narrow) return page(narrow[2]!, narrow[1] === 'booker' ? snippet('') : snippet('').replace(`data-lawyer="${lawyerId}"`, 'data-city="almeria"'));
         return null;
       });
       stranger = await startHost('127.0.0.1', (path) => (path === '/inline' ? page('es', snippet('')) : path === '/fetch' ? page('es', '') : null));
@@ -237,7 +243,48 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       const frame = p.frameLocator('dialog iframe');
       await frame.locator('h2', { hasText: messages('es').widget.chooseTime }).waitFor();
       assert.equal(await frame.locator('html').evaluate((el) => el.scrollWidth - el.clientWidth), 0, 'no sideways scrolling at 320 px');
+      // The dialog's close button is a finger-sized target too, whatever the host page's styles.
+      const close = await p.locator('dialog > button').boundingBox();
+      assert.ok(close !== null && close.height >= 24 && close.width >= 24, `close button ${JSON.stringify(close)}`);
       await shot(p, 'floating-es-open-320');
+      await context.close();
+    });
+
+    it('at 320 px, inline, in Arabic, French and English: the booker\'s week and times and the search preset fit without sideways scrolling, every link and button is at least 24 px, axe finds nothing', async () => {
+      const context = await browser.newContext({ viewport: { width: 320, height: 640 } });
+      const p = await context.newPage();
+      for (const lang of ['ar', 'fr', 'en'] as const) {
+        for (const what of ['booker', 'search'] as const) {
+          const label = `widget inline at 320 px, ${what}, ${lang}`;
+          await p.goto(`${host.origin}/narrow-${what}-${lang}`);
+          const frame = p.frameLocator('iframe');
+          const t = messages(lang).widget;
+          await frame.locator('h1', { hasText: what === 'booker' ? 'Nadia El Amrani' : t.lawyersTitle }).waitFor();
+          if (what === 'booker') await frame.locator('.w-times button').first().waitFor();
+          // embed.js sizes the frame to its content: wait until it has.
+          await p.waitForFunction(() => {
+            const f = document.querySelector('iframe');
+            return f !== null && f.getBoundingClientRect().height > 200;
+          });
+          await shot(p, `narrow-${what}-${lang}-320`, true);
+          const html = frame.locator('html');
+          assert.equal(await html.getAttribute('dir'), lang === 'ar' ? 'rtl' : 'ltr');
+          assert.ok(await html.evaluate((el) => el.scrollWidth <= el.clientWidth), `${label}: the frame scrolls sideways`);
+          assert.ok(await p.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), `${label}: the host page scrolls sideways`);
+          // Nothing cut at either edge, and every target big enough for a finger (WCAG 2.5.8: 24 × 24 CSS px).
+          const problems = await frame.locator('a, button').evaluateAll((els) =>
+            els.flatMap((el) => {
+              const r = el.getBoundingClientRect();
+              const out: string[] = [];
+              if (r.left < 0 || r.right > document.documentElement.clientWidth + 0.5) out.push(`${el.textContent} sticks out (${Math.round(r.left)}–${Math.round(r.right)})`);
+              if (r.width < 24 || r.height < 24) out.push(`${el.textContent} is ${Math.round(r.width)} × ${Math.round(r.height)} px`);
+              return out;
+            }),
+          );
+          assert.deepEqual(problems, [], label);
+          assert.deepEqual(await axeViolations(p, label), []);
+        }
+      }
       await context.close();
     });
 

@@ -156,6 +156,47 @@ for (const target of databaseTargets()) {
       assert.equal(home.headers['x-frame-options'], 'DENY');
     });
 
+    it('the frame\'s cached pages never cross keys or languages: each key gets its own frame-ancestors, colours and links, each language its own page, each response a fresh nonce', async () => {
+      const keys = ctx.app.services.keys;
+      const [a, b] = [
+        { token: (await keys.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { mode: 'live', publishable: true, origins: ['https://red.example'] })).token, host: 'https://red.example', c: 'b91c1c', r: '0' },
+        { token: (await keys.create(OPERATOR, { ownerEmail: 'firm@example.com' }, { mode: 'live', publishable: true, origins: ['https://teal.example'] })).token, host: 'https://teal.example', c: '0f766e', r: '16' },
+      ];
+      const frame = (k: typeof a, lang: string, headers: Record<string, string> = {}) =>
+        inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${k.token}&${lang ? `lang=${lang}&` : ''}host=${encodeURIComponent(k.host)}&wid=w&c=${k.c}&r=${k.r}&week=${DAY}&day=${DAY}`, headers });
+      const nonces = new Set<string>();
+      // Twice each, interleaved: the second of each is served from the cache the other key's filled.
+      for (let round = 0; round < 2; round++) {
+        for (const [k, other] of [[a, b], [b, a]] as const) {
+          const res = await frame(k, 'en');
+          assert.equal(res.statusCode, 200, res.body);
+          assert.match(String(res.headers['content-security-policy']), new RegExp(`frame-ancestors ${k.host.replaceAll('.', '\\.')};`));
+          assert.ok(!String(res.headers['content-security-policy']).includes(other.host));
+          assert.match(res.body, new RegExp(`/embed/theme\\.css\\?c=${k.c}&amp;r=${k.r}"`));
+          assert.match(res.body, new RegExp(`data-host="${k.host.replaceAll('.', '\\.')}"`));
+          assert.ok(res.body.includes(`k=${k.token}`));
+          for (const leak of [other.token, other.host, `c=${other.c}`]) assert.ok(!res.body.includes(leak), `${leak} in another key's frame`);
+          assert.match(res.body, /<html lang="en" dir="ltr">/);
+          const nonce = /name="nonce" value="([^"]+)"/.exec(res.body)![1]!;
+          assert.match(nonce, /^[A-Za-z0-9_-]{8,64}$/);
+          nonces.add(nonce);
+        }
+      }
+      assert.equal(nonces.size, 4, 'a fresh nonce in every response');
+      // The theme stylesheet each page names gives each key its own accent.
+      assert.match((await inject({ method: 'GET', url: `/embed/theme.css?c=${a.c}&r=${a.r}` })).body, /--w-accent:#b91c1c;--w-radius:0px/);
+      assert.match((await inject({ method: 'GET', url: `/embed/theme.css?c=${b.c}&r=${b.r}` })).body, /--w-accent:#0f766e;--w-radius:16px/);
+      // The same URL in another language (asked, or from Accept-Language) is that language's page.
+      assert.match((await frame(a, 'ar')).body, /<html lang="ar" dir="rtl">/);
+      assert.match((await frame(a, '', { 'accept-language': 'fr' })).body, /<html lang="fr" dir="ltr">/);
+      assert.match((await frame(a, '', { 'accept-language': 'uk' })).body, /<html lang="uk" dir="ltr">/);
+      assert.match((await frame(a, 'en')).body, /<html lang="en" dir="ltr">/);
+      // A host the key does not list is never named as where events go, even on a page cached for a listed one.
+      const elsewhere = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${a.token}&lang=en&host=${encodeURIComponent(b.host)}&wid=w&c=${a.c}&r=${a.r}&week=${DAY}&day=${DAY}` });
+      assert.match(elsewhere.body, /<body data-host data-wid="w">/);
+      assert.ok(!elsewhere.body.includes(`data-host="${b.host}"`));
+    });
+
     it('the frame\'s first view weighs under 40 KB compressed (HTML, stylesheet and script)', async () => {
       const res = await inject({ method: 'GET', url: `/embed/lawyers/${lawyerId}?k=${pk}&lang=en` });
       const assets = [...res.body.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { DomainError } from '../errors.ts';
+import { keyStatus } from './api-key.ts';
 import { compileAllowList } from './ip-allowlist.ts';
 import { ANONYMOUS_RULES, failedAuthRules, keyRules, type AnonymousGroup } from './limits.ts';
 import { retryAfterSeconds, type RateLimitStore, type WindowRule, type WindowState } from './rate-limit.ts';
@@ -99,26 +100,20 @@ export class AccessService {
   }
 
   /**
-   * The widget frame's key (src/site/widget/): the same checks as a bearer token (unknown, revoked,
-   * expired, suspended), without the Origin test — the browser enforces `frame-ancestors` there.
-   * Null for anything that is not an active publishable key's well-formed token.
+   * The widget frame's key (src/site/widget/), from one cached lookup: the record as stored,
+   * whatever its state (the frame names its origins even to say it is off), and whether it may
+   * serve — the same checks as a bearer token (revoked, expired, suspended, IP allow-list),
+   * without the Origin test: the browser enforces `frame-ancestors` there. Null for anything
+   * that is not a publishable key's well-formed token.
    */
-  async publishableKey(token: string, ip: string): Promise<ApiKeyRecord | null> {
+  async publishableFrameKey(token: string, ip: string): Promise<{ record: ApiKeyRecord; active: boolean } | null> {
     if (!token.startsWith('pk_')) return null;
-    try {
-      const caller = await this.resolve(`Bearer ${token}`, ip, this.deps.clock.now().getTime(), false);
-      return caller.kind === 'key' && caller.key.kind === 'publishable' ? caller.key : null;
-    } catch (err) {
-      if (err instanceof DomainError) return null;
-      throw err;
-    }
-  }
-
-  /** A publishable key as stored, whatever its state (revoked included): the frame names its origins even to say it is off. */
-  async publishableRecord(token: string): Promise<ApiKeyRecord | null> {
-    if (!token.startsWith('pk_')) return null;
-    const entry = await this.lookup(token, this.deps.clock.now().getTime());
-    return entry.record?.kind === 'publishable' ? entry.record : null;
+    const nowMs = this.deps.clock.now().getTime();
+    const entry = await this.lookup(token, nowMs);
+    const record = entry.record;
+    if (record?.kind !== 'publishable') return null;
+    const active = keyStatus(record, new Date(nowMs)) === 'active' && (entry.allowed === null || entry.allowed(ip));
+    return { record, active };
   }
 
   /**

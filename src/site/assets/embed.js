@@ -101,6 +101,9 @@
     close.textContent = CLOSE[lang];
     close.style.margin = '8px';
     close.style.font = 'inherit';
+    // A finger-sized target whatever the host page's button styles (WCAG 2.5.8).
+    close.style.minHeight = '44px';
+    close.style.padding = '0.4em 1em';
     close.addEventListener('click', function () { dlg.close(); });
     dlg.appendChild(close);
     return dlg;

@@ -1,6 +1,6 @@
 /**
- * The week strip as a person sees it (the booking page, and moving a consultation:
- * src/site/consultation-change/): seven days as links (a day without free times is shown, marked,
+ * The week strip as a person sees it (the booking page, moving a consultation:
+ * src/site/consultation-change/, and the booking widget's frame: src/site/widget/): seven days as links (a day without free times is shown, marked,
  * and not a link), and the weeks either side. Plain links with ?week=&day=, so it works without
  * JavaScript. The data is week-strip.ts's.
  */
@@ -24,7 +24,10 @@ const weekday = (date: string, locale: string) => part('weekday', locale).format
 /** "30": the strip's day of the month (the full date is in its name and the heading). */
 const dayNumber = (date: string, locale: string) => part('day', locale).format(new Date(`${date}T12:00:00Z`));
 
-export function WeekStripNav({ ctx, strip, dayLink, prev, next }: { ctx: SiteContext; strip: WeekStrip; dayLink: (date: string) => string; prev: string | null; next: string | null }) {
+/** The page's language and messages: a site page's context, or the booking widget's frame's. */
+type StripContext = Pick<SiteContext, 't' | 'locale'>;
+
+export function WeekStripNav({ ctx, strip, dayLink, prev, next }: { ctx: StripContext; strip: WeekStrip; dayLink: (date: string) => string; prev: string | null; next: string | null }) {
   const { t } = ctx;
   return (
     <nav class="week-strip" aria-label={t.book.weekNav(formatDay(strip.week, ctx.locale))}>

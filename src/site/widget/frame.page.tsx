@@ -10,6 +10,7 @@ import { euros, formatDay, formatTime } from '../../i18n/format.ts';
 import { textDirection, type Locale, type Messages } from '../../i18n/index.ts';
 import { zoneName } from '../booking/visitor-zone.ts';
 import type { WeekStrip } from '../lawyers/week-strip.ts';
+import { WeekStripNav } from '../lawyers/week-strip-nav.tsx';
 
 export interface FrameContext {
   locale: Locale;
@@ -110,21 +111,7 @@ export function BookerView({ ctx, availability: a, strip, dayLink, prev, next, h
         </p>
       ) : null}
       <h2>{w.chooseTime}</h2>
-      <nav class="w-week" aria-label={w.chooseTime}>
-        {prev ? <a href={prev}>{w.prevWeek}</a> : <span />}
-        {next ? <a href={next}>{w.nextWeek}</a> : <span />}
-      </nav>
-      <ul class="w-days">
-        {strip.days.map((d) =>
-          d.slots.length > 0 ? (
-            <li>
-              <a href={dayLink(d.date)} aria-current={d.date === strip.selected ? 'date' : undefined}>
-                {formatDay(d.date, ctx.locale)}
-              </a>
-            </li>
-          ) : null,
-        )}
-      </ul>
+      <WeekStripNav ctx={ctx} strip={strip} dayLink={dayLink} prev={prev} next={next} />
       {sel ? (
         <form method="post" action={holdAction}>
           <input type="hidden" name="nonce" value={nonce} />

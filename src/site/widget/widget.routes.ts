@@ -10,7 +10,7 @@
  * Messages that carry nothing (a turned-off key, a secret key given by mistake, an unknown key)
  * may be framed anywhere, so the embedding site sees why its widget is empty.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { h, type VNode } from 'preact';
@@ -18,7 +18,6 @@ import { renderToString } from 'preact-render-to-string';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { AccessService, RouteAccess } from '../../domain/access/access.service.ts';
-import { keyStatus } from '../../domain/access/api-key.ts';
 import { loggedQuery, type RequestLog } from '../../domain/access/request-log.ts';
 import type { ApiKeyRecord } from '../../domain/access/types.ts';
 import { frameAncestors, originAllowed } from '../../domain/access/web-origins.ts';
@@ -29,6 +28,7 @@ import { DomainError, ERROR_CODES } from '../../domain/errors.ts';
 import type { LawyerSummary } from '../../contract/directory.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../../i18n/index.ts';
 import { SiteAssets } from '../assets.ts';
+import { compositeKey, PageCache } from '../page-cache.ts';
 import { loadWeek } from '../lawyers/week-strip.ts';
 import { BookerView, HeldView, ListView, MessageView, type FrameContext } from './frame.page.tsx';
 import { themeCss } from './theme.ts';
@@ -136,19 +136,41 @@ function render(vnode: AnyVNode): string {
   return `<!doctype html>${renderToString(vnode)}`;
 }
 
+/** The frame's Content-Security-Policy: the site's strict one, but framing limited to `ancestors`. */
+const frameCsp = (ancestors: string) =>
+  `default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors ${ancestors}; base-uri 'none'; form-action 'self'`;
+
 /**
  * The frame's security headers: the site's strict CSP, but framing limited to the key's origins
  * instead of forbidden, and no X-Frame-Options (which cannot name origins).
  */
-function frameHeaders(reply: FastifyReply, ancestors: string): void {
+function frameHeaders(reply: FastifyReply, csp: string): void {
   reply.removeHeader('x-frame-options');
-  reply.header(
-    'content-security-policy',
-    `default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors ${ancestors}; base-uri 'none'; form-action 'self'`,
-  );
+  reply.header('content-security-policy', csp);
   reply.header('cache-control', 'no-store');
   // A framed document on another site's page: opener isolation would cut the frame from its parent's messages.
   reply.removeHeader('cross-origin-opener-policy');
+}
+
+/**
+ * What a key's record decides about its frames, worked out once per record (the key cache hands
+ * out the same object until the key changes or its entry is refreshed): its CSP, with and without
+ * the dashboard preview's own origin, and which embedding origins (`host`) its list admits.
+ */
+interface KeyFrame {
+  csp: string;
+  previewCsp: string;
+  hosts: Map<string, string | null>;
+}
+const MAX_HOSTS = 32;
+const keyFrames = new WeakMap<ApiKeyRecord, KeyFrame>();
+function keyFrame(key: ApiKeyRecord): KeyFrame {
+  let frame = keyFrames.get(key);
+  if (!frame) {
+    const ancestors = frameAncestors(key.allowedOrigins ?? []);
+    keyFrames.set(key, (frame = { csp: frameCsp(ancestors), previewCsp: frameCsp(`${ancestors} 'self'`), hosts: new Map() }));
+  }
+  return frame;
 }
 
 export function widgetArea(deps: WidgetAreaDeps) {
@@ -156,6 +178,10 @@ export function widgetArea(deps: WidgetAreaDeps) {
   const assets = new SiteAssets();
   const siteOrigin = new URL(config.siteUrl).origin;
   const embedJs = assets.body('embed.js');
+  // The frame's rendered booker and list pages (page-cache.ts); no CSRF token in a frame.
+  const pages = new PageCache();
+  const noCsrf = () => '';
+  const firmKeys = new WeakMap<object, { parts: ReadonlyArray<object | null>; key: object }>();
 
   return async (app: FastifyInstance) => {
     await app.register(formbody, { bodyLimit: 4 * 1024 });
@@ -166,14 +192,24 @@ export function widgetArea(deps: WidgetAreaDeps) {
 
     const frameContext = (request: FastifyRequest, p: WidgetParams, key: ApiKeyRecord | null): FrameContext => {
       const locale = localeOf(request, p);
-      const origins = key?.allowedOrigins ?? [];
       // Events go to the page that embeds the frame, named by embed.js and checked against the list.
-      const host = p.host !== null && (originAllowed(origins, p.host) || (p.preview && p.host === siteOrigin)) ? new URL(p.host).origin : null;
+      const host = p.host === null ? null : p.preview && p.host === siteOrigin ? siteOrigin : key ? allowedHost(key, p.host) : null;
       const theme = p.c !== null || p.r !== null ? `/embed/theme.css?${new URLSearchParams({ ...(p.c ? { c: p.c } : {}), ...(p.r ? { r: p.r } : {}) }).toString()}` : null;
       return { locale, t: messages(locale), css: assets.url('embed.css'), js: assets.url('embed-frame.js'), theme, host, wid: p.wid, continueTarget: p.top ? '_top' : '_blank', siteUrl: config.siteUrl };
     };
 
-    const ancestorsOf = (key: ApiKeyRecord, p: WidgetParams) => `${frameAncestors(key.allowedOrigins ?? [])}${p.preview ? " 'self'" : ''}`;
+    /** `host` as an origin if the key's list admits it, else null (remembered per key record). */
+    const allowedHost = (key: ApiKeyRecord, host: string): string | null => {
+      const { hosts } = keyFrame(key);
+      let known = hosts.get(host);
+      if (known === undefined) {
+        known = originAllowed(key.allowedOrigins ?? [], host) ? new URL(host).origin : null;
+        if (hosts.size >= MAX_HOSTS) hosts.clear();
+        hosts.set(host, known);
+      }
+      return known;
+    };
+    const cspOf = (key: ApiKeyRecord, p: WidgetParams) => (p.preview ? keyFrame(key).previewCsp : keyFrame(key).csp);
 
     /**
      * The frame's key: an active publishable key, admitted under its limits (per visitor, and the
@@ -182,12 +218,11 @@ export function widgetArea(deps: WidgetAreaDeps) {
      */
     const keyFor = async (request: FastifyRequest, p: WidgetParams, route: RouteAccess): Promise<ApiKeyRecord> => {
       if (/^svc_/i.test(p.k)) throw new FrameMessage(400, 'secret', null);
-      const record = await access.publishableRecord(p.k);
-      if (!record) throw new FrameMessage(404, 'inactive', null);
-      request.widgetKey = record;
-      if (keyStatus(record, clock.now()) !== 'active') throw new FrameMessage(403, 'inactive', record.allowedOrigins ?? []);
-      const key = await access.publishableKey(p.k, request.ip);
-      if (!key) throw new FrameMessage(403, 'inactive', record.allowedOrigins ?? []);
+      const found = await access.publishableFrameKey(p.k, request.ip);
+      if (!found) throw new FrameMessage(404, 'inactive', null);
+      const key = found.record;
+      request.widgetKey = key;
+      if (!found.active) throw new FrameMessage(403, 'inactive', key.allowedOrigins ?? []);
       await admit(key, request.ip, route);
       return key;
     };
@@ -202,8 +237,23 @@ export function widgetArea(deps: WidgetAreaDeps) {
     };
 
     const send = (reply: FastifyReply, key: ApiKeyRecord, p: WidgetParams, vnode: AnyVNode, status = 200) => {
-      frameHeaders(reply, ancestorsOf(key, p));
+      frameHeaders(reply, cspOf(key, p));
       return reply.code(status).type('text/html; charset=utf-8').send(render(vnode));
+    };
+
+    /**
+     * A frame page rendered once per directory answer (`answer`: the same object while nothing
+     * changed) and reused, as the site's anonymous pages are (page-cache.ts); the nonce is filled
+     * in fresh per response. The variant names everything else the HTML depends on: the language,
+     * the embedding origin as checked against this key's list, and the URL, which carries the
+     * key, the theme and every other setting. So one key's page is never another key's, nor
+     * another language's. The headers (this key's `frame-ancestors`) are set per request.
+     */
+    const sendCached = (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, p: WidgetParams, answer: object, build: (ctx: FrameContext, once: string) => AnyVNode) => {
+      const ctx = frameContext(request, p, key);
+      const page = pages.page(answer, `${ctx.locale} ${ctx.host ?? ''} ${request.url}`, () => render(build(ctx, pages.onceMark)));
+      frameHeaders(reply, cspOf(key, p));
+      return reply.code(200).type('text/html; charset=utf-8').send(pages.fill(page, noCsrf, randomUUID));
     };
 
     app.setErrorHandler((error: FastifyError | FrameMessage, request, reply) => {
@@ -221,12 +271,12 @@ export function widgetArea(deps: WidgetAreaDeps) {
       else {
         request.log.error({ err: error }, 'widget frame failed');
         reply.code(500);
-        frameHeaders(reply, "'none'");
+        frameHeaders(reply, frameCsp("'none'"));
         return reply.type('text/html; charset=utf-8').send(render(h(MessageView, { ctx, title: ctx.t.errors.serverTitle, text: ctx.t.errors.server })));
       }
       const [title, text] =
         message.kind === 'inactive' ? [w.inactiveTitle, w.inactive] : message.kind === 'secret' ? [w.setupTitle, w.secretKey] : message.kind === 'tooMany' ? [w.setupTitle, w.tooMany] : [w.setupTitle, w.badSettings];
-      frameHeaders(reply, message.origins === null ? '*' : frameAncestors(message.origins));
+      frameHeaders(reply, frameCsp(message.origins === null ? '*' : frameAncestors(message.origins)));
       if (message.status === 429) reply.header('retry-after', '60');
       return reply
         .code(message.status)
@@ -284,19 +334,22 @@ export function widgetArea(deps: WidgetAreaDeps) {
       const base = `/embed/lawyers/${loaded.availability.lawyer_id}`;
       const link = (w: string, d?: string) => `${base}?${carry(p, d ? { week: w, day: d } : { week: w })}`;
       const listed = p.firm || p.city !== null || p.area !== null || p.language !== null || p.remote;
-      const view = h(BookerView, {
-        ctx: frameContext(request, p, key),
-        availability: loaded.availability,
-        strip: loaded.strip,
-        dayLink: (d: string) => link(loaded.week, d),
-        prev: loaded.prevWeek ? link(loaded.prevWeek) : null,
-        next: loaded.nextWeek ? link(loaded.nextWeek) : null,
-        holdAction: `${base}/hold?${carry(p)}`,
-        nonce: randomBytes(12).toString('base64url'),
-        taken,
-        back: listed ? `/embed/search?${carry(p)}` : null,
-      });
-      return send(reply, key, p, view, taken ? 409 : 200);
+      const view = (ctx: FrameContext, nonce: string) =>
+        h(BookerView, {
+          ctx,
+          availability: loaded.availability,
+          strip: loaded.strip,
+          dayLink: (d: string) => link(loaded.week, d),
+          prev: loaded.prevWeek ? link(loaded.prevWeek) : null,
+          next: loaded.nextWeek ? link(loaded.nextWeek) : null,
+          holdAction: `${base}/hold?${carry(p)}`,
+          nonce,
+          taken,
+          back: listed ? `/embed/search?${carry(p)}` : null,
+        });
+      // "That time was just taken" answers a POST: rendered for it alone.
+      if (taken) return send(reply, key, p, view(frameContext(request, p, key), randomUUID()), 409);
+      return sendCached(request, reply, key, p, loaded.availability, view);
     };
 
     app.get<{ Params: { id: string } }>('/embed/lawyers/:id', { schema: { hide: true } }, async (request, reply) => {
@@ -310,12 +363,15 @@ export function widgetArea(deps: WidgetAreaDeps) {
       const p = widgetParams((request.query ?? {}) as Query);
       const key = await keyFor(request, p, { scope: 'lawyers:read' });
       let lawyers: LawyerSummary[];
+      // The rendered list's cache key: the search answer, or the firm's profiles (page-cache.ts).
+      let answer: object;
       if (p.firm) {
         // A firm's widget lists that firm's lawyers: the key must be the firm's.
         if (key.owner.type !== 'firm') throw new DomainError('invalid_request', 'firm=1 needs a firm key');
         const ids = (await widget.firmLawyerIds(key.owner.firmId)).slice(0, 25);
         const found = await Promise.all(ids.map((id) => directory.getProfile(id, { fenced: false }).catch(() => null)));
         lawyers = found.filter((l): l is NonNullable<typeof l> => l !== null);
+        answer = compositeKey(firmKeys, key, found);
       } else {
         const query: Parameters<DirectoryService['search']>[0] = { page: 1, limit: 10 };
         if (p.city) query.city = p.city;
@@ -323,10 +379,11 @@ export function widgetArea(deps: WidgetAreaDeps) {
         if (p.language) query.language = p.language;
         // "Video from anywhere in Spain" (DESIGN §13): a city preset also lists video and phone lawyers from elsewhere.
         if (p.remote) query.include_remote = true;
-        lawyers = (await directory.search(query)).lawyers;
+        const found = await directory.search(query);
+        lawyers = found.lawyers;
+        answer = found;
       }
-      const view = h(ListView, { ctx: frameContext(request, p, key), lawyers, link: (id: string) => `/embed/lawyers/${id}?${carry(p)}`, remote: p.remote });
-      return send(reply, key, p, view);
+      return sendCached(request, reply, key, p, answer, (ctx) => h(ListView, { ctx, lawyers, link: (id: string) => `/embed/lawyers/${id}?${carry(p)}`, remote: p.remote }));
     });
 
     /**
