@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { FORWARDED_FOR, nextClientAddress } from './addresses.ts';
 import { freePort, HOST, ROOT, stopChild, track } from './children.ts';
 import { cpuMs } from './proc.ts';
-import { SCENARIOS } from './scenarios.ts';
+import { SCENARIOS, type BenchContext } from './scenarios.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,7 +41,9 @@ const WORK = path.join(ROOT, '.bench', 'cpu-ab');
 fs.mkdirSync(WORK, { recursive: true });
 if (!fs.existsSync(SOURCE_DB)) throw new Error(`${SOURCE_DB} is missing: run npm run bench once to seed it`);
 
-const scenarios = SCENARIOS.filter((s) => ONLY.includes(s.name));
+// Widget scenarios need the bench's publishable key (bench/run.ts makes it); not measured here.
+const NO_WIDGET: BenchContext = { widgetKey: '' };
+const scenarios = SCENARIOS.filter((s) => ONLY.includes(s.name) && s.kind !== 'widget');
 
 async function start(tree: string, n: number) {
   const file = path.join(WORK, `t${n}.db`);
@@ -103,9 +105,9 @@ for (let round = 0; round < ROUNDS; round++) {
     try {
       const ids = await lawyerIds(server.url);
       // The JIT and the caches warm on every scenario first.
-      for (const s of scenarios) await load(server.url, s.paths(ids), 1.5);
+      for (const s of scenarios) await load(server.url, s.paths(ids, NO_WIDGET), 1.5);
       for (const s of scenarios) {
-        const paths = s.paths(ids);
+        const paths = s.paths(ids, NO_WIDGET);
         await load(server.url, paths, 1.5); // warm the caches and the JIT
         const c0 = cpuMs(server.pid);
         const r = await load(server.url, paths, SECONDS);
