@@ -33,6 +33,11 @@ if (!env.TEST_DATABASE_URL) console.log('note: no PostgreSQL reachable; running 
 
 // Files named on the command line (a folder stands for its test files), or every test file.
 const named = process.argv.slice(2).flatMap((p) => (fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ? listTests(p).sort() : [p]));
+const missing = named.filter((p) => !fs.existsSync(p));
+if (missing.length > 0) {
+  console.error(`no such test file or folder: ${missing.join(', ')}`);
+  process.exit(2);
+}
 // Longest first (scripts/test-order.mjs), so no long file starts last and runs alone at the end.
 const files = longestFirst(named.length > 0 ? named : listTests('test').sort());
 // Each test file runs bundled (scripts/test-build.mjs: its project code compiled once, packages
