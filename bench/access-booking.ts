@@ -15,6 +15,7 @@
  * `--db sqlite|postgres` (initiate: one database; both by default), `--ab DIR` (initiate: also
  * run the server of the tree at DIR, e.g. a worktree of an earlier commit, alternating with this
  * tree's in the same run: raw, this, DIR, DIR, this, raw; each on its own copy of the data),
+ * `--env K=V` (initiate: extra environment for the servers, repeatable),
  * `--profile` (run the servers under `node --cpu-prof` and print where each thread's time went:
  * the request-log part measures each once, log on and off; the initiate part profiles its whole
  * run; profiles under .bench/access-booking/profiles/).
@@ -49,6 +50,14 @@ const runs = (part: string) => ONLY === undefined || ONLY.has(part) || (ONLY.has
 const dbAt = args.indexOf('--db');
 const DBS = (dbAt >= 0 ? args[dbAt + 1]!.split(',') : ['sqlite', 'postgres']) as Array<'sqlite' | 'postgres'>;
 for (const db of DBS) if (db !== 'sqlite' && db !== 'postgres') throw new Error(`--db: sqlite or postgres, not ${db}`);
+// `--env K=V` (repeatable): extra environment for the initiate servers (e.g. REQUEST_LOG=off).
+const EXTRA_ENV: Record<string, string> = {};
+args.forEach((a, i) => {
+  if (a === '--env') {
+    const [k, ...v] = args[i + 1]!.split('=');
+    EXTRA_ENV[k!] = v.join('=');
+  }
+});
 const abAt = args.indexOf('--ab');
 const AB_DIR = abAt >= 0 ? args[abAt + 1] : undefined;
 const WORK = path.join(ROOT, '.bench', 'access-booking');
@@ -368,7 +377,7 @@ async function initiateScenarios(db: 'sqlite' | 'postgres'): Promise<void> {
       const url = await initiateDatabase(db, `initiate-${db}-${k}`, cleanups);
       const token = await createKey(url);
       if (PROFILE) fs.rmSync(profileDir(k), { recursive: true, force: true });
-      const child = await initiateServer(side, `initiate-${db}-${k}`, { DATABASE_URL: url, ...(db === 'postgres' ? { DB_POOL_SIZE: '20' } : {}) }, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir(k)}`] : []);
+      const child = await initiateServer(side, `initiate-${db}-${k}`, { DATABASE_URL: url, ...(db === 'postgres' ? { DB_POOL_SIZE: '20' } : {}), ...EXTRA_ENV }, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir(k)}`] : []);
       children.push(child);
       // Enough distinct free slots for every run at a few thousand holds a second.
       const bodies = await freeSlots(child.url, token, db === 'sqlite' ? 1500 : 1000);
@@ -386,7 +395,10 @@ async function initiateScenarios(db: 'sqlite' | 'postgres'): Promise<void> {
     if (sample.status !== 201) throw new Error(`sample hold: ${sample.status} ${sampleBody}`);
     const raw = await rawInitiateServer(db, sampleBody, sample.headers.get('content-type') ?? 'application/json; charset=utf-8');
     children.push(raw);
-    const rawSlots = { next: () => first.slots.next() };
+    // The raw server answers the same bytes whatever it is sent: it walks its own cursor, so the services' free slots are theirs.
+    const rawBodies = await freeSlots(first.child.url, first.token, 20);
+    let rawCursor = 0;
+    const rawSlots = { next: () => rawBodies[rawCursor++ % rawBodies.length]! };
     // Warm-up of each (JIT, caches, pools): numbers discarded.
     await initiateLoad({ url: raw.url, pid: raw.pid }, first.token, rawSlots, 2);
     for (const s of servers) await initiateLoad({ url: s.child.url, pid: s.child.pid }, s.token, s.slots, 2);

@@ -108,27 +108,30 @@ function instrumentPostgres(): void {
 /** The group commit's fsync counter where it exists (NaN before it: with synchronous=FULL each writing commit is one WAL fsync). */
 const walSyncCount = (): number => (databaseModule as { walSyncCount?: () => number }).walSyncCount?.() ?? Number.NaN;
 
-async function counted<T>(run: () => Promise<T>): Promise<{ value: T; tally: Tally; walSyncs: number }> {
+async function counted<T>(run: () => Promise<T>): Promise<{ value: T; tally: Tally; walSyncs: number; ms: number }> {
   const syncs0 = walSyncCount();
   current = fresh();
   try {
+    const t0 = performance.now();
     const value = await run();
+    const ms = performance.now() - t0;
     // Group-commit fsyncs may complete just after the answer's promise on other paths: let them land.
     await new Promise((r) => setTimeout(r, 5));
-    return { value, tally: current, walSyncs: walSyncCount() - syncs0 };
+    return { value, tally: current, walSyncs: walSyncCount() - syncs0, ms };
   } finally {
     current = null;
   }
 }
 
-function summary(label: string, runs: Array<{ tally: Tally; walSyncs: number }>, dialect: string): string {
+function summary(label: string, runs: Array<{ tally: Tally; walSyncs: number; ms: number }>, dialect: string): string {
   const n = runs.length;
-  const sum = (f: (r: { tally: Tally; walSyncs: number }) => number) => runs.reduce((a, r) => a + f(r), 0) / n;
+  const sum = (f: (r: { tally: Tally; walSyncs: number; ms: number }) => number) => runs.reduce((a, r) => a + f(r), 0) / n;
+  const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
   const kinds = new Map<string, number>();
   for (const r of runs) for (const [k, v] of Object.entries(r.tally.byKind)) kinds.set(k, (kinds.get(k) ?? 0) + v / n);
   const kindText = [...kinds].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v)}`).join(', ');
   const syncs = dialect === 'sqlite' ? `, WAL fsyncs ${fmt(sum((r) => r.walSyncs))}` : '';
-  return `${dialect.padEnd(8)} ${label.padEnd(44)} statements ${fmt(sum((r) => r.tally.statements)).padStart(5)} (${kindText}); writing commits ${fmt(sum((r) => r.tally.writingCommits))}${syncs}   [n=${n}]`;
+  return `${dialect.padEnd(8)} ${label.padEnd(44)} statements ${fmt(sum((r) => r.tally.statements)).padStart(5)} (${kindText}); writing commits ${fmt(sum((r) => r.tally.writingCommits))}${syncs}; median ${ms[Math.floor((n - 1) / 2)]!.toFixed(2)} ms each, one at a time   [n=${n}]`;
 }
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
 

@@ -659,10 +659,12 @@ export class BookingService {
         // until each commits), so it is taken when nothing but the count and the commit is left.
         // The count includes this intent.
         await lockKeyForIntents(trx, caller.key.id);
-        const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso);
-        const others = pending.count - 1;
-        if (others >= this.deps.config.maxPendingIntentsPerKey) {
+        const cap = this.deps.config.maxPendingIntentsPerKey;
+        const counted = await pendingIntentsOfKey(trx, caller.key.id, nowIso, cap + 1);
+        const others = counted.count - 1;
+        if (others >= cap) {
           this.metrics.rateLimitRefused('pending_intents_per_key');
+          const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso, cap + 1, true);
           const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
           throw new DomainError(
             'rate_limited',
