@@ -18,16 +18,26 @@ export async function lockKeyForIntents(db: Executor, keyId: string): Promise<vo
   await db.updateTable('api_keys').set((eb) => ({ id: eb.ref('id') })).where('id', '=', keyId).execute();
 }
 
-/** Pending intents of a key that have not expired at `nowIso`, and the earliest expiry among them. */
-export async function pendingIntentsOfKey(db: Executor, keyId: string, nowIso: string): Promise<{ count: number; firstExpiry: string | null }> {
-  const row = await db
+/**
+ * Pending intents of a key that have not expired at `nowIso`, counted up to `atMost` (a key's
+ * hold reads no more than the cap needs, however many it holds), and the earliest expiry among
+ * them when `withFirstExpiry` (only a refusal needs it).
+ */
+export async function pendingIntentsOfKey(db: Executor, keyId: string, nowIso: string, atMost: number, withFirstExpiry = false): Promise<{ count: number; firstExpiry: string | null }> {
+  const pending = db
     .selectFrom('booking_intents')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('expires_at').as('first')])
+    .select('expires_at')
     .where('key_id', '=', keyId)
     .where('status', '=', 'pending')
-    .where('expires_at', '>', nowIso)
+    .where('expires_at', '>', nowIso);
+  const row = await db
+    .selectFrom(pending.limit(atMost).as('p'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return { count: Number(row.n), firstExpiry: (row.first as string | null) ?? null };
+  const count = Number(row.n);
+  if (!withFirstExpiry || count === 0) return { count, firstExpiry: null };
+  const first = await pending.orderBy('expires_at').limit(1).executeTakeFirst();
+  return { count, firstExpiry: first?.expires_at ?? null };
 }
 
 export function findIntentOfKey(db: Executor, id: string, keyId: string): Promise<BookingIntentTable | undefined> {

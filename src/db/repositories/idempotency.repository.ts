@@ -49,6 +49,41 @@ export async function completeIdempotencyKey(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Stores the outcome of (scope, key) inside the caller's transaction — the one that made the
+ * hold — so the key is claimed and completed by one commit: inserted, or written over a record
+ * past the replay window (`staleBefore`) or an in-progress claim whose lease lapsed (a process
+ * that died). False when another record holds the key: a concurrent request with the same key
+ * committed first (on PostgreSQL this waits for that request's transaction to end); the caller
+ * then rolls back and answers from that record.
+ */
+export async function storeIdempotentOutcome(db: Executor, row: IdempotencyKeyTable, staleBefore: string, nowIso: string): Promise<boolean> {
+  const result = await db
+    .insertInto('idempotency_keys')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['scope', 'key'])
+        .doUpdateSet({
+          fingerprint: row.fingerprint,
+          state: row.state,
+          locked_until: row.locked_until,
+          response_status: row.response_status,
+          response_body: row.response_body,
+          response_headers: row.response_headers,
+          created_at: row.created_at,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.created_at', '<', staleBefore),
+            eb.and([eb('idempotency_keys.state', '=', 'in_progress'), eb('idempotency_keys.locked_until', '<=', nowIso)]),
+          ]),
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
 /** Drops a claim whose outcome is not stored (validation, auth, limits, server errors). */
 export async function deleteIdempotencyClaim(db: Executor, scope: string, key: string): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('state', '=', 'in_progress').execute();

@@ -193,30 +193,58 @@ export async function tryInsertCells(db: Executor, hold: Pick<SlotHoldTable, 'la
 
 /**
  * Takes a hold and its cells, inside the caller's transaction: lapsed holds on the same key or
- * any of the cells give way first; then the slot_holds key and every cell must be free. True when
+ * any of the cells give way (when one is in the way); the slot_holds key and every cell must end
+ * up this hold's. True when
  * this call got the time; false when another hold has it (nothing of this one is left behind).
  */
 export async function takeHold(db: Executor, hold: SlotHoldTable, cells: readonly string[], nowIso: string): Promise<boolean> {
-  await db
-    .deleteFrom('slot_holds')
-    .where('lawyer_id', '=', hold.lawyer_id)
-    .where('slot_date', '=', hold.slot_date)
-    .where('start_time', '=', hold.start_time)
-    .where('status', '=', 'held')
-    .where('expires_at', '<=', nowIso)
-    .execute();
-  await reclaimStaleHolds(db, hold.lawyer_id, cells, nowIso);
+  // A free time first (the common case: two statements); lapsed holds are cleared only when one
+  // is in the way, then the insert is tried again. The keys decide as before: of concurrent
+  // requests exactly one inserts the hold and all its cells.
+  if (!(await insertHoldRow(db, hold))) {
+    await db
+      .deleteFrom('slot_holds')
+      .where('lawyer_id', '=', hold.lawyer_id)
+      .where('slot_date', '=', hold.slot_date)
+      .where('start_time', '=', hold.start_time)
+      .where('status', '=', 'held')
+      .where('expires_at', '<=', nowIso)
+      .execute();
+    if (!(await insertHoldRow(db, hold))) return false;
+  }
+  const sorted = [...cells].sort();
+  let taken = await insertCells(db, hold, sorted);
+  if (taken < sorted.length) {
+    // Some cell is another hold's: if that hold lapsed (or its booking was freed) it gives way,
+    // cells and all, and the cells still missing are tried again (ours conflict with themselves).
+    await reclaimStaleHolds(db, hold.lawyer_id, cells, nowIso);
+    taken += await insertCells(db, hold, sorted);
+  }
+  if (taken === sorted.length) return true;
+  // The double-booking guarantee: another hold owning any of these cells (another length,
+  // another grid) has the time; this hold is withdrawn with what it took.
+  await deleteHold(db, hold);
+  return false;
+}
+
+async function insertHoldRow(db: Executor, hold: SlotHoldTable): Promise<boolean> {
   const inserted = await db
     .insertInto('slot_holds')
     .values(hold)
     .onConflict((oc) => oc.columns(['lawyer_id', 'slot_date', 'start_time']).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return false;
-  // The double-booking guarantee: another hold owning any of these cells (another length,
-  // another grid) has the time; this hold is withdrawn with what it took.
-  if (await tryInsertCells(db, hold, cells)) return true;
-  await deleteHold(db, hold);
-  return false;
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** Inserts the cells (ascending) that are free; returns how many it inserted. */
+async function insertCells(db: Executor, hold: Pick<SlotHoldTable, 'lawyer_id' | 'slot_date' | 'start_time'>, sorted: readonly string[]): Promise<number> {
+  if (sorted.length === 0) return 0;
+  const result = await db
+    .insertInto('slot_cells')
+    .values(sorted.map((cell_start) => ({ lawyer_id: hold.lawyer_id, cell_start, slot_date: hold.slot_date, start_time: hold.start_time })))
+    .onConflict((oc) => oc.columns(['lawyer_id', 'cell_start']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
 }
 
 /** Deletes one hold (and, by cascade, its cells). */

@@ -36,7 +36,7 @@ import {
   pendingIntentsOfUser,
 } from '../../db/repositories/agent-booking.repository.ts';
 import { expirePendingIntentsOfUser } from '../../db/repositories/account-deletion.repository.ts';
-import { completeIdempotencyKey } from '../../db/repositories/idempotency.repository.ts';
+import { storeIdempotentOutcome } from '../../db/repositories/idempotency.repository.ts';
 import { findUnfinishedAttempt } from '../../db/repositories/payment.repository.ts';
 import { claimFollow, endPendingIntents, followedAmong, listSiteHolds, type SiteHolderRef, type SiteHoldRow } from '../../db/repositories/site-holds.repository.ts';
 import { findLawyerForMail, findPublicLawyer } from '../../db/repositories/lawyer.repository.ts';
@@ -88,6 +88,8 @@ export interface BookingServiceDeps {
 interface Idem {
   scope: string;
   key: string;
+  /** The request's fingerprint (canonical body). */
+  print: string;
 }
 
 /** Pending holds one person may have at once through AI apps (DESIGN §8). */
@@ -147,11 +149,11 @@ export function mayConfirm(intent: Pick<BookingIntentTable, 'held_for_user_id'>,
 }
 
 /**
- * Thrown inside the booking transaction when the Idempotency-Key claim was completed by another
- * request meanwhile (this one outlived its lease): the transaction rolls back and the caller gets
- * the stored outcome, so one key never ends with two different answers.
+ * Thrown inside the booking transaction when another request with the same Idempotency-Key stored
+ * its outcome first (a concurrent retry): the transaction rolls back, holding nothing, and the
+ * caller answers the stored outcome, so one key never ends with two different answers.
  */
-class IdempotencyClaimLost extends Error {}
+class IdempotencyKeyTaken extends Error {}
 
 /** Thrown inside a replacing hold's transaction when the new time is taken: it rolls back, the old hold stays. */
 class ReplacementTaken extends Error {}
@@ -173,10 +175,10 @@ class PendingHoldsLimit extends Error {
   }
 }
 
-async function complete(db: Executor, idem: Idem | null, outcome: StoredOutcome): Promise<void> {
+async function complete(db: Executor, idempotency: IdempotencyService, idem: Idem | null, outcome: StoredOutcome): Promise<void> {
   if (!idem) return;
-  const stored = await completeIdempotencyKey(db, idem.scope, idem.key, { status: outcome.status, body: outcome.body, headers: JSON.stringify(outcome.headers) });
-  if (!stored) throw new IdempotencyClaimLost();
+  const { row, staleBefore, nowIso } = idempotency.record(idem.scope, idem.key, idem.print, outcome);
+  if (!(await storeIdempotentOutcome(db, row, staleBefore, nowIso))) throw new IdempotencyKeyTaken();
 }
 
 export class BookingService {
@@ -201,21 +203,19 @@ export class BookingService {
     }
     const scope = caller.kind === 'key' ? `key:${caller.key.id}` : `ip:${caller.ip}`;
     const print = fingerprint('POST', '/bookings/initiate', body);
-    const claim = await this.deps.idempotency.claim(scope, idempotencyKey, print);
-    if (claim.kind === 'replay') return { ...claim.outcome, replayed: true };
+    // Replays come before limits, and reading the key writes nothing: the outcome is stored in the
+    // hold's own transaction (one commit per hold; docs/booking-intents.md#idempotency).
+    const seen = await this.deps.idempotency.lookup(scope, idempotencyKey, print);
+    if (seen.kind === 'replay') return { ...seen.outcome, replayed: true };
+    await admitNew();
     try {
-      await admitNew();
-      return { ...(await this.execute(caller, body, { scope, key: idempotencyKey }, null, site)), replayed: false };
+      return { ...(await this.execute(caller, body, { scope, key: idempotencyKey, print }, null, site)), replayed: false };
     } catch (err) {
-      if (err instanceof IdempotencyClaimLost) {
-        const stored = await this.deps.idempotency.claim(scope, idempotencyKey, print);
-        if (stored.kind === 'replay') return { ...stored.outcome, replayed: true };
-        await this.deps.idempotency.release(scope, idempotencyKey).catch(() => {});
-        throw new DomainError('idempotency_key_in_use', 'This Idempotency-Key is contended; retry shortly.', undefined, { 'retry-after': '1' });
-      }
-      // Only 201 and the slot 404 are stored; anything else leaves the key free for a retry.
-      await this.deps.idempotency.release(scope, idempotencyKey).catch(() => {});
-      throw err;
+      if (!(err instanceof IdempotencyKeyTaken)) throw err; // nothing was stored: the key stays free for a retry
+      // A request with the same key committed first; this one rolled back, holding nothing: its answer.
+      const stored = await this.deps.idempotency.lookup(scope, idempotencyKey, print);
+      if (stored.kind === 'replay') return { ...stored.outcome, replayed: true };
+      throw new DomainError('idempotency_key_in_use', 'This Idempotency-Key is contended; retry shortly.', undefined, { 'retry-after': '1' });
     }
   }
 
@@ -558,7 +558,7 @@ export class BookingService {
     const nowIso = now.toISOString();
     const unavailable = async (trx: Executor): Promise<StoredOutcome> => {
       const outcome = { status: 404, body: SLOT_UNAVAILABLE_BODY, headers: {} };
-      await complete(trx, idem, outcome);
+      await complete(trx, this.deps.idempotency, idem, outcome);
       return outcome;
     };
 
@@ -580,7 +580,7 @@ export class BookingService {
 
     if (isTest) {
       // Test keys run every check, availability included (requestableSlot: free now), and hold nothing.
-      await complete(db, idem, created);
+      await complete(db, this.deps.idempotency, idem, created);
       return created;
     }
 
@@ -593,20 +593,6 @@ export class BookingService {
         if (pending.count >= MAX_PENDING_HOLDS_PER_USER) {
           this.metrics.rateLimitRefused('pending_holds_per_person');
           throw new PendingHoldsLimit(pending.count, Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000)));
-        }
-      }
-      if (caller.kind === 'key') {
-        await lockKeyForIntents(trx, caller.key.id);
-        const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso);
-        if (pending.count >= this.deps.config.maxPendingIntentsPerKey) {
-          this.metrics.rateLimitRefused('pending_intents_per_key');
-          const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
-          throw new DomainError(
-            'rate_limited',
-            `This API key already holds ${pending.count} pending booking intents, the most allowed at once (${this.deps.config.maxPendingIntentsPerKey}). Wait for users to confirm or for intents to expire.`,
-            undefined,
-            { 'retry-after': String(retryAfter) },
-          );
         }
       }
       // A site hold replacing the person's hold with this lawyer: the old one ends first (its
@@ -667,7 +653,27 @@ export class BookingService {
         oauth_client_id: holder?.clientId ?? null,
       });
       // The stored outcome commits with the intent: a crash can never leave one without the other.
-      await complete(trx, idem, created);
+      await complete(trx, this.deps.idempotency, idem, created);
+      if (caller.kind === 'key') {
+        // The hoarding guard, last: the key's row lock serialises the key's holds (on PostgreSQL
+        // until each commits), so it is taken when nothing but the count and the commit is left.
+        // The count includes this intent.
+        await lockKeyForIntents(trx, caller.key.id);
+        const cap = this.deps.config.maxPendingIntentsPerKey;
+        const counted = await pendingIntentsOfKey(trx, caller.key.id, nowIso, cap + 1);
+        const others = counted.count - 1;
+        if (others >= cap) {
+          this.metrics.rateLimitRefused('pending_intents_per_key');
+          const pending = await pendingIntentsOfKey(trx, caller.key.id, nowIso, cap + 1, true);
+          const retryAfter = Math.max(1, Math.ceil((Date.parse(pending.firstExpiry!) - now.getTime()) / 1000));
+          throw new DomainError(
+            'rate_limited',
+            `This API key already holds ${others} pending booking intents, the most allowed at once (${this.deps.config.maxPendingIntentsPerKey}). Wait for users to confirm or for intents to expire.`,
+            undefined,
+            { 'retry-after': String(retryAfter) },
+          );
+        }
+      }
       return created;
     }));
     if (outcome === created) {

@@ -1,8 +1,13 @@
 /**
  * Idempotency-Key semantics (IETF draft): per caller scope, a key and its request fingerprint.
- * The same key and body within 24 h replays the stored outcome; a different body is a 422; a key
- * whose first request is still running is a 409. The claim is a lease: a claim left by a process
- * that died lapses and the next request takes it over.
+ * The same key and body within 24 h replays the stored outcome; a different body is a 422.
+ *
+ * A hold reads the key first (`lookup`, no write) and stores its outcome in its own transaction
+ * (`storeIdempotentOutcome`, one commit per hold): the record is written exactly when the hold
+ * is, and a concurrent request with the same key finds the key taken when it stores its own,
+ * rolls back and answers the committed outcome. In-progress claims (`claim`, a lease) remain for
+ * records written that way (older processes during a rolling deploy): a live one is a 409, a
+ * lapsed one is taken over.
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
@@ -15,6 +20,7 @@ import {
   takeOverLapsedClaim,
   tryClaimIdempotencyKey,
 } from '../../db/repositories/idempotency.repository.ts';
+import type { IdempotencyKeyTable } from '../../db/schema.ts';
 import { DomainError } from '../errors.ts';
 import { drainInBatches } from '../operations/batches.ts';
 
@@ -45,6 +51,38 @@ export function fingerprint(method: string, path: string, body: unknown): string
 
 export class IdempotencyService {
   constructor(private readonly deps: { database: Database; clock: Clock; leaseSeconds: number }) {}
+
+  /**
+   * What (scope, key) says before a request does any work, without writing: a stored outcome to
+   * replay (once it is on disk), `new` (nothing stored, a record past the replay window, or a
+   * lapsed claim), or throws 422 (another body) / 409 (a live in-progress claim).
+   */
+  async lookup(scope: string, key: string, print: string): Promise<{ kind: 'new' } | { kind: 'replay'; outcome: StoredOutcome }> {
+    const now = this.deps.clock.now().getTime();
+    const existing = await findIdempotencyKey(this.deps.database.db, scope, key);
+    if (!existing || existing.created_at < new Date(now - REPLAY_WINDOW_MS).toISOString()) return { kind: 'new' };
+    if (existing.fingerprint !== print) {
+      throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body within the last 24 hours. Use a new key for a new request.');
+    }
+    if (existing.state === 'completed') {
+      // Stored by a request that may have committed a moment ago: answered once it is on disk.
+      await this.deps.database.durable();
+      return { kind: 'replay', outcome: { status: existing.response_status!, body: existing.response_body!, headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string> } };
+    }
+    if (existing.locked_until !== null && existing.locked_until <= new Date(now).toISOString()) return { kind: 'new' };
+    throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly to get its result.', undefined, { 'retry-after': '1' });
+  }
+
+  /** The arguments of storeIdempotentOutcome for this outcome, now. */
+  record(scope: string, key: string, print: string, outcome: StoredOutcome): { row: IdempotencyKeyTable; staleBefore: string; nowIso: string } {
+    const now = this.deps.clock.now().getTime();
+    const nowIso = new Date(now).toISOString();
+    return {
+      row: { scope, key, fingerprint: print, state: 'completed', locked_until: null, response_status: outcome.status, response_body: outcome.body, response_headers: JSON.stringify(outcome.headers), created_at: nowIso },
+      staleBefore: new Date(now - REPLAY_WINDOW_MS).toISOString(),
+      nowIso,
+    };
+  }
 
   /** Claims (scope, key) for this request, or returns the outcome to replay; throws 409/422. */
   async claim(scope: string, key: string, print: string): Promise<Claim> {
