@@ -27,6 +27,7 @@ import type { DirectoryService } from '../../domain/directory/directory.service.
 import { DomainError, ERROR_CODES } from '../../domain/errors.ts';
 import type { LawyerSummary } from '../../contract/directory.ts';
 import { isLocale, messages, negotiateLocale, type Locale } from '../../i18n/index.ts';
+import { clientIp } from '../../http/client-ip.ts';
 import { SiteAssets } from '../assets.ts';
 import { compositeKey, PageCache } from '../page-cache.ts';
 import { loadWeek } from '../lawyers/week-strip.ts';
@@ -218,12 +219,13 @@ export function widgetArea(deps: WidgetAreaDeps) {
      */
     const keyFor = async (request: FastifyRequest, p: WidgetParams, route: RouteAccess): Promise<ApiKeyRecord> => {
       if (/^svc_/i.test(p.k)) throw new FrameMessage(400, 'secret', null);
-      const found = await access.publishableFrameKey(p.k, request.ip);
+      const ip = clientIp(request);
+      const found = await access.publishableFrameKey(p.k, ip);
       if (!found) throw new FrameMessage(404, 'inactive', null);
       const key = found.record;
       request.widgetKey = key;
       if (!found.active) throw new FrameMessage(403, 'inactive', key.allowedOrigins ?? []);
-      await admit(key, request.ip, route);
+      await admit(key, ip, route);
       return key;
     };
 
@@ -303,7 +305,7 @@ export function widgetArea(deps: WidgetAreaDeps) {
           query: loggedQuery(request.url.replace(/([?&])k=[^&]*&?/, '$1'), q),
           status: reply.statusCode,
           duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-          client_ip: request.ip,
+          client_ip: clientIp(request),
           error_code: null,
         });
       }
@@ -404,12 +406,13 @@ export function widgetArea(deps: WidgetAreaDeps) {
         throw new DomainError('invalid_request', 'malformed booking form');
       }
       const nonce = typeof body.nonce === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(body.nonce) ? body.nonce : null;
-      const caller = { kind: 'key' as const, ip: request.ip, key };
+      const ip = clientIp(request);
+      const caller = { kind: 'key' as const, ip, key };
       const outcome = await booking.initiate(
         caller,
         { lawyer_id: id, date, start_time: start, end_time: end, source: 'widget' },
         nonce ? `widget:${nonce}:${id.toLowerCase()}:${date}:${start}` : undefined,
-        () => admit(key, request.ip, { scope: 'bookings:initiate', anonymousGroup: 'initiate' }),
+        () => admit(key, ip, { scope: 'bookings:initiate', anonymousGroup: 'initiate' }),
       );
       if (outcome.status !== 201) return booker(request, reply, id, p, key, true, { week: date, day: date });
       const made = JSON.parse(outcome.body) as { booking_intent_id: string | null; confirmation_url: string };
