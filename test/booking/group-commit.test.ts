@@ -10,12 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
 import { storeIdempotentOutcome } from '../../src/db/repositories/idempotency.repository.ts';
 import { createTestContext, type TestContext } from '../support/app.ts';
 import { countRows, createKey, initiate, slotBody, waitFor, type CreatedTestKey } from '../support/booking.ts';
-import { databaseTargets, migratedSqliteUrl, type DatabaseTarget } from '../support/databases.ts';
+import { databaseTargets, migratedSqliteUrl, sqliteTargetWith, type DatabaseTarget } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const EVERY_DAY = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start_time: '09:00:00', end_time: '19:00:00', slot_minutes: 30 as const }));
@@ -61,25 +59,7 @@ class FsyncSeam {
   }
 }
 
-function seamTarget(seam: FsyncSeam): DatabaseTarget {
-  return {
-    name: 'sqlite',
-    async create() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-group-commit-'));
-      const url = await migratedSqliteUrl(path.join(dir, 'test.db'));
-      const database = openDatabase(url, { groupSync: { fsync: seam.fsync, onFailure: (err) => seam.failures.push(err) } });
-      await migrateToLatest(database);
-      return {
-        database,
-        url,
-        async drop() {
-          await database.close().catch(() => {});
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  };
-}
+const seamTarget = (seam: FsyncSeam): DatabaseTarget => sqliteTargetWith({ groupSync: { fsync: seam.fsync, onFailure: (err) => seam.failures.push(err) } });
 
 describe('SQLite group commit: no 201 before its fsync', () => {
   const seam = new FsyncSeam();

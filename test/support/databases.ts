@@ -93,14 +93,15 @@ export async function migratedSqliteUrl(file: string): Promise<string> {
   return `sqlite:${file}`;
 }
 
-const sqliteTarget: DatabaseTarget = {
+/** A fresh migrated SQLite file per `create()`; `options` are openDatabase's (e.g. a group-commit seam). */
+export const sqliteTargetWith = (options?: Parameters<typeof openDatabase>[1]): DatabaseTarget => ({
   name: 'sqlite',
   async create() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consulta-test-'));
     const file = path.join(dir, 'test.db');
     const url = `sqlite:${file}`;
     if (useTemplates) fs.copyFileSync(await sqliteTemplate(), file);
-    const database = openDatabase(url);
+    const database = openDatabase(url, options);
     if (!useTemplates) await migrateToLatest(database);
     return {
       database,
@@ -111,7 +112,9 @@ const sqliteTarget: DatabaseTarget = {
       },
     };
   },
-};
+});
+
+const sqliteTarget = sqliteTargetWith();
 
 function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
