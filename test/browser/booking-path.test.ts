@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow, continueToPay } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow, continueToPay, focusedId } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -159,7 +159,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
       assert.match(text, /Nadia El Amrani[\s\S]*€90\.00/);
       await until(page, () => /^\d+:\d{2} left$/.test(document.querySelector('[data-time-left]')?.textContent ?? ''));
       assert.match(text, /You can ask for 4 more codes this hour \(at most 5 an hour\)/);
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-code', 'the code field has the focus');
+      assert.equal(await focusedId(page, 'f-code'), 'f-code', 'the code field has the focus');
       await check(page, `code page with the booking (${label})`, `code-${label}`);
       await page.locator('form[action="/sign-in/resend"] button').click();
       await page.waitForURL('**/sign-in/code?resent=1');
@@ -265,7 +265,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
     await page.waitForLoadState('load');
     // Declined (not "invalid expiry"): the four digits were read as 12/30.
     assert.match(await page.locator('#card-errors').innerText(), /rechazada/);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'card-errors', 'the error summary has the focus');
+    assert.equal(await focusedId(page, 'card-errors'), 'card-errors', 'the error summary has the focus');
     const box = (await page.locator('#card-errors').boundingBox())!;
     assert.ok(box.y >= 0 && box.y + box.height <= PHONE.height, `the error summary is on screen (y ${box.y})`);
     assert.equal(await page.inputValue('#f-expiry'), '1230', 'what was typed is kept');

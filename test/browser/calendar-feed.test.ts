@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -106,7 +106,7 @@ describe('/lawyer/calendar-feed in Chromium: phone and desktop, es and en, axe-c
           await page.getByLabel(t.label).fill('calendar.google.com/secret');
           await page.getByRole('button', { name: t.save }).click();
           await page.waitForSelector('#error-summary');
-          assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
+          assert.equal(await focusedId(page, 'error-summary'), 'error-summary');
           assert.equal(await page.getByLabel(t.label).inputValue(), 'calendar.google.com/secret');
           problems.push(...(await pageProblems(page, `bad address ${lang} ${label}`)));
           await shot(page, `feed-bad-address-${lang}-${label}`);

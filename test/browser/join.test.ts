@@ -13,7 +13,7 @@ import { ensureReferenceData } from '../../src/domain/directory/directory-writer
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
@@ -76,7 +76,7 @@ describe('/join in Chromium (es): phone and desktop, axe-core clean', { skip: un
         await page.getByLabel(/Vídeo: su propio enlace/).fill('http://meet.example.com/lucia');
         await page.getByRole('button', { name: 'Enviar mi solicitud' }).click();
         await page.waitForSelector('#error-summary');
-        assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
+        assert.equal(await focusedId(page, 'error-summary'), 'error-summary');
         assert.equal(await page.getByLabel(/Nombre completo/).inputValue(), 'Lucía Fernández Ortega');
         assert.match(await page.locator('#error-summary').innerText(), /Elija su colegio de la lista[\s\S]*https:\/\//);
         problems.push(...(await pageProblems(page, `form with errors ${label}`)));

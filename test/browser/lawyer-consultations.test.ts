@@ -17,7 +17,7 @@ import { testConfig, type TestContext } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14, initiate, madridDate, slotBody, tokenOf } from '../support/booking.ts';
 import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
 import { givePasskey } from '../support/operator.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -108,7 +108,7 @@ describe('her consultations and the applications queue in Chromium: phone and de
           await page.goto(`${site}/lawyer/consultations/${upcomingId}?lang=${lang}`);
           await page.locator('form[action$="/cancel"] button').click();
           await page.waitForSelector('#error-summary');
-          assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
+          assert.equal(await focusedId(page, 'error-summary'), 'error-summary');
           problems.push(...(await pageProblems(page, `cancel error ${lang} ${label}`)));
           await shot(page, `consultation-cancel-error-${lang}-${label}`);
 

@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { TEST_NOW, testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -81,7 +81,7 @@ describe('the lawyer portal in Chromium: phone and desktop, es and en, axe-core 
           await page.getByLabel(w.fee).fill('muy caro');
           await page.getByRole('button', { name: w.save, exact: true }).click();
           await page.waitForSelector('#error-summary');
-          assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
+          assert.equal(await focusedId(page, 'error-summary'), 'error-summary');
           assert.match(await page.locator('h2#error-summary-title').innerText(), w.errors);
           await check('profile-errors');
           await page.getByLabel(w.fee).fill('70');

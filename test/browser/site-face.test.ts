@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { axeViolations, browserUnavailable, DESKTOP, freePort, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
+import { axeViolations, browserUnavailable, DESKTOP, freePort, launchBrowser, PHONE, sidewaysOverflow, focusedId } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -125,7 +125,7 @@ describe('the face of the site: phone and desktop, Spanish and English', { skip:
       await again.goto(`${server.url}/contact`);
       await again.getByRole('button', { name: 'Send message' }).click();
       await again.waitForSelector('[role="alert"]');
-      assert.equal(await again.evaluate(() => document.activeElement?.id), 'f-name', 'focus on the first field to fix');
+      assert.equal(await focusedId(again, 'f-name'), 'f-name', 'focus on the first field to fix');
       assert.deepEqual(await axeViolations(again, 'contact with errors'), []);
     } finally {
       await scripted.close();

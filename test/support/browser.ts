@@ -96,6 +96,17 @@ export function sidewaysOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
+/**
+ * The id of the element holding the focus once `autofocus` has run. Chromium applies autofocus at
+ * its next rendering update, after the element is in the DOM, so reading `activeElement` right after
+ * `waitForSelector` races it on a loaded machine. Waits up to 5 s for `expected`, then answers what
+ * has the focus (so a wrong focus fails the caller's assertion with the real id).
+ */
+export async function focusedId(page: Page, expected: string): Promise<string> {
+  await page.waitForFunction((id) => document.activeElement?.id === id, expected, { timeout: 5_000 }).catch(() => undefined);
+  return page.evaluate(() => document.activeElement?.id ?? '');
+}
+
 /** axe-core's violations and any sideways overflow beyond a pixel (every page must fit a phone). */
 export async function pageProblems(page: Page, label: string): Promise<string[]> {
   const problems = await axeViolations(page, label);
