@@ -10,7 +10,8 @@
  * 65,536 addresses), one tree after the other in each round (A B, then B A, …). Every scenario
  * is sent at the same rate to every tree, so each server batches requests alike and the CPU it
  * spends per request (utime + stime of all its threads, request log included) compares across
- * trees even when other processes slow the machine down; throughput ratios do not.
+ * trees even when other processes slow the machine down; throughput ratios do not. The widget's
+ * frame scenarios (`widget: booker`, `widget: search preset`) run with the bench's publishable key.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +21,8 @@ import autocannon from 'autocannon';
 import { FORWARDED_FOR, nextClientAddress } from './addresses.ts';
 import { freePort, HOST, ROOT, stopChild, track } from './children.ts';
 import { cpuMs } from './proc.ts';
-import { SCENARIOS, type BenchContext } from './scenarios.ts';
+import { SCENARIOS, WIDGET_HOST, type BenchContext } from './scenarios.ts';
+import { widgetKey } from './seed.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,9 +43,12 @@ const WORK = path.join(ROOT, '.bench', 'cpu-ab');
 fs.mkdirSync(WORK, { recursive: true });
 if (!fs.existsSync(SOURCE_DB)) throw new Error(`${SOURCE_DB} is missing: run npm run bench once to seed it`);
 
-// Widget scenarios need the bench's publishable key (bench/run.ts makes it); not measured here.
-const NO_WIDGET: BenchContext = { widgetKey: '' };
-const scenarios = SCENARIOS.filter((s) => ONLY.includes(s.name) && s.kind !== 'widget');
+const scenarios = SCENARIOS.filter((s) => ONLY.includes(s.name));
+// The widget's scenarios frame pages with the bench's publishable key (made in the seeded database
+// once, as bench/run.ts does), under limits scaled so one key carries the load (RATE_LIMIT_MULTIPLIER).
+const widget = scenarios.some((s) => s.kind === 'widget');
+const BENCH: BenchContext = { widgetKey: widget ? await widgetKey({ file: SOURCE_DB, lawyers: 20_000, seed: 7, referenceDate: '', seededSeconds: null }, WIDGET_HOST) : '' };
+const WIDGET_ENV: Record<string, string> = widget ? { RATE_LIMIT_MULTIPLIER: '1000' } : {};
 
 async function start(tree: string, n: number) {
   const file = path.join(WORK, `t${n}.db`);
@@ -53,7 +58,7 @@ async function start(tree: string, n: number) {
   const fd = fs.openSync(path.join(WORK, `t${n}.log`), 'w');
   const proc = spawn(process.execPath, ['bin/consulta.js', 'serve'], {
     cwd: tree,
-    env: { ...process.env, PORT: String(port), HOST, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', TRUST_PROXY: HOST },
+    env: { ...process.env, PORT: String(port), HOST, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', TRUST_PROXY: HOST, ...WIDGET_ENV },
     stdio: ['ignore', fd, fd],
   });
   fs.closeSync(fd);
@@ -105,9 +110,9 @@ for (let round = 0; round < ROUNDS; round++) {
     try {
       const ids = await lawyerIds(server.url);
       // The JIT and the caches warm on every scenario first.
-      for (const s of scenarios) await load(server.url, s.paths(ids, NO_WIDGET), 1.5);
+      for (const s of scenarios) await load(server.url, s.paths(ids, BENCH), 1.5);
       for (const s of scenarios) {
-        const paths = s.paths(ids, NO_WIDGET);
+        const paths = s.paths(ids, BENCH);
         await load(server.url, paths, 1.5); // warm the caches and the JIT
         const c0 = cpuMs(server.pid);
         const r = await load(server.url, paths, SECONDS);

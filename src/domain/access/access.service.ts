@@ -180,8 +180,11 @@ export class AccessService {
   }
 
   private async lookup(token: string, nowMs: number): Promise<CachedKey> {
-    const hash = createHash('sha256').update(token).digest('hex');
-    const hit = this.cache.get(hash);
+    // Secret keys are cached under their hash, never as text a heap dump could show; a publishable
+    // key is public by design (it is in every embedding page's source), so its text is its own
+    // cache key and a widget's frame or API call skips the hash.
+    const cacheKey = token.startsWith('pk_') ? token : createHash('sha256').update(token).digest('hex');
+    const hit = this.cache.get(cacheKey);
     if (hit && nowMs - hit.fetchedAt < this.deps.keyCacheTtlMs && nowMs >= hit.fetchedAt) return hit;
     const record = await this.deps.keys.findByToken(token);
     const entry: CachedKey = {
@@ -193,7 +196,7 @@ export class AccessService {
     // Unknown tokens are not cached: they are counted against the address instead.
     if (record) {
       if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
-      this.cache.set(hash, entry);
+      this.cache.set(cacheKey, entry);
     }
     return entry;
   }
