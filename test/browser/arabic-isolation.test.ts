@@ -18,7 +18,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { ar } from '../../src/i18n/ar.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
@@ -91,7 +91,7 @@ describe('Arabic: Latin runs and numbers isolated, on a phone', { skip: unavaila
     const page = await context.newPage();
     const shoot = async (name: string) => {
       problems.push(...(await pageProblems(page, name)));
-      await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+      await screenshotIfAsked(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
     };
 
     // The hold with its choices: the phone example keeps its groups in order.

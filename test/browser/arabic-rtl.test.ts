@@ -20,7 +20,7 @@ import { ar } from '../../src/i18n/ar.ts';
 import { LEGAL_CHROME } from '../../src/site/help/legal-texts.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -133,8 +133,8 @@ describe('Arabic, right to left, in a real browser', { skip: unavailable, timeou
     }
     problems.push(...(await pageProblems(page, label)));
     const name = label.replace(/[^a-z0-9]+/gi, '-');
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-full.png`), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, `${name}.png`));
+    await screenshotIfAsked(page, path.join(SHOTS, `${name}-full.png`), { fullPage: true });
   }
 
   it('the Spanish page is the control: brand at the left, so the checks below tell a mirrored page', async () => {

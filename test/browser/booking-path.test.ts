@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow, continueToPay, focusedId } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, sidewaysOverflow, continueToPay, focusedId, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -66,7 +66,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
 
   async function check(page: Page, label: string, shot: string): Promise<void> {
     problems.push(...(await pageProblems(page, label)));
-    await page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, `${shot}.png`), { fullPage: true });
   }
 
   /** Holds the first free time not held yet; lands on its confirmation page. */
@@ -128,7 +128,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
     await plain.waitForSelector('.slot-yours');
     assert.match(await plain.locator('main').innerText(), /your time \(Colombia Standard Time\)/);
     // (axe needs JavaScript: the same page is checked with it below.)
-    await plain.screenshot({ path: path.join(SHOTS, 'book-bogota-nojs-desktop.png'), fullPage: true });
+    await screenshotIfAsked(plain, path.join(SHOTS, 'book-bogota-nojs-desktop.png'), { fullPage: true });
     await nojs.close();
     const js = await context(DESKTOP, 'en', 'America/Bogota');
     const checked = await js.newPage();
@@ -272,7 +272,7 @@ describe('the booking path in a real browser', { skip: unavailable, timeout: 240
     assert.equal(await page.inputValue('#f-cvc'), '');
     // axe-core needs scripts (the pages with JavaScript are checked above); the width is checked here.
     assert.ok((await sidewaysOverflow(page)) <= 1, 'no sideways overflow');
-    await page.screenshot({ path: path.join(SHOTS, 'pay-declined-nojs-phone.png'), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, 'pay-declined-nojs-phone.png'), { fullPage: true });
     await page.fill('#f-number', '4242 4242 4242 4242');
     await page.fill('#f-cvc', '123');
     await send();

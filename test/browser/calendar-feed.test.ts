@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -66,7 +66,7 @@ describe('/lawyer/calendar-feed in Chromium: phone and desktop, es and en, axe-c
   });
 
   async function shot(page: Page, name: string) {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
   }
 
   /** A lawyer signed in as her own user, in a fresh browser context. */

@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { messages } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
 const unavailable = browserUnavailable();
@@ -76,13 +76,13 @@ describe('holding without getting locked out, in a real browser', { skip: unavai
         await hold(page, lawyers[0]!);
         assert.match(new URL(page.url()).pathname, /^\/confirm\//);
         assert.equal(await page.getByRole('button', { name: m.chooseAnother }).count(), 1, 'the hold page offers "Choose another time"');
-        await page.screenshot({ path: path.join(SHOTS, `hold-${lang}-${name}.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `hold-${lang}-${name}.png`), { fullPage: true });
         problems.push(...(await pageProblems(page, `${lang} ${name} hold page`)));
 
         await hold(page, lawyers[0]!, 1);
         assert.equal(new URL(page.url()).searchParams.get('replaced'), '1');
         assert.ok((await page.locator('main').innerText()).includes(m.replaced), 'says the earlier one was let go');
-        await page.screenshot({ path: path.join(SHOTS, `replaced-${lang}-${name}.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `replaced-${lang}-${name}.png`), { fullPage: true });
         problems.push(...(await pageProblems(page, `${lang} ${name} replaced`)));
 
         for (const lawyer of lawyers.slice(1, 5)) await hold(page, lawyer);
@@ -91,7 +91,7 @@ describe('holding without getting locked out, in a real browser', { skip: unavai
         assert.ok(text.includes(m.title), 'the limit page');
         for (const n of ['Nadia El Amrani', 'Lucía Fernández Ortega', 'Olena Kovalenko', 'Ioana Popescu', 'Marta Ruiz Sánchez']) assert.ok(text.includes(n), `lists ${n}`);
         assert.equal(await page.locator('.held-list li').count(), 5);
-        await page.screenshot({ path: path.join(SHOTS, `limit-${lang}-${name}.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `limit-${lang}-${name}.png`), { fullPage: true });
         problems.push(...(await pageProblems(page, `${lang} ${name} limit page`)));
 
         // Let the first listed one go: back on that lawyer's free times.

@@ -13,7 +13,7 @@ import { ensureReferenceData } from '../../src/domain/directory/directory-writer
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId, screenshotIfAsked } from '../support/browser.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
 const unavailable = browserUnavailable();
@@ -39,7 +39,7 @@ describe('/join in Chromium (es): phone and desktop, axe-core clean', { skip: un
   });
 
   async function shot(page: Page, name: string) {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
   }
 
   for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {

@@ -23,7 +23,7 @@ import { bookingReference } from '../../src/domain/booking/purchase.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -96,7 +96,7 @@ for (const target of databaseTargets()) {
     }
     async function look(p: Page, label: string): Promise<void> {
       problems.push(...(await pageProblems(p, `${label} (${target.name})`)));
-      await p.screenshot({ path: `${SHOTS}/${target.name}-${label}.png`, fullPage: true });
+      await screenshotIfAsked(p, `${SHOTS}/${target.name}-${label}.png`, { fullPage: true });
     }
     /** The emails sent so far to `to`, parsed (the outbox delivers after the answer: wait for it). */
     async function mailTo(to: string): Promise<ParsedMail[]> {

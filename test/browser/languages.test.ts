@@ -15,7 +15,7 @@ import { LOCALES } from '../../src/i18n/index.ts';
 import { LOCALE_INFO } from '../../src/i18n/locales.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -66,9 +66,9 @@ describe('French in a real browser: every people page on a phone, the switcher',
   async function check(page: Page, problems: string[], label: string, shot: string): Promise<void> {
     assert.equal(await page.getAttribute('html', 'lang'), 'fr', `${label}: French`);
     problems.push(...(await pageProblems(page, label)));
-    await page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, `${shot}.png`), { fullPage: true });
     // And the first screen alone, for long pages (the free times) to be read at full size.
-    await page.screenshot({ path: path.join(SHOTS, `${shot}-top.png`) });
+    await screenshotIfAsked(page, path.join(SHOTS, `${shot}-top.png`));
   }
 
   it('every page a person who books sees, in French at 390 px: axe-core clean, fits the screen; search and payment on a desktop too', async () => {
@@ -213,7 +213,7 @@ describe('French in a real browser: every people page on a phone, the switcher',
         const button = (await page.locator('.lang-menu summary').boundingBox())!;
         assert.ok(list.x >= 0 && list.x + list.width <= viewport.width, `the list fits the screen at ${viewport.width} px, right to left: ${JSON.stringify({ list, button })}`);
         assert.ok(list.y >= button.y + button.height, 'below its button');
-        await page.screenshot({ path: path.join(SHOTS, `rtl-switcher-open-${viewport.width}.png`) });
+        await screenshotIfAsked(page, path.join(SHOTS, `rtl-switcher-open-${viewport.width}.png`));
         await page.keyboard.press('Escape');
       }
     } finally {

@@ -17,7 +17,7 @@ import { testConfig, type TestContext } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14, initiate, madridDate, slotBody, tokenOf } from '../support/booking.ts';
 import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId, screenshotIfAsked } from '../support/browser.ts';
 import { givePasskey } from '../support/operator.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -84,7 +84,7 @@ describe('her consultations and the applications queue in Chromium: phone and de
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) => screenshotIfAsked(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
 
   for (const lang of ['es', 'en'] as const) {
     for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {

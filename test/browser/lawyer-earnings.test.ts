@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -97,7 +97,7 @@ for (const target of browserDatabaseTarget('postgres')) {
           assert.ok(res && res.status() < 500, `${path} answered ${res?.status()}`);
           problems.push(...(await pageProblems(page, `${name} ${lang} ${size}`)));
           if (onPage) await onPage(page, lang);
-          await page.screenshot({ path: join(SHOTS, `${name}-${lang}-${size}-${target.name}.png`), fullPage: true });
+          await screenshotIfAsked(page, join(SHOTS, `${name}-${lang}-${size}-${target.name}.png`), { fullPage: true });
           await context.close();
         }
       }

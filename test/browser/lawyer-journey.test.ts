@@ -29,7 +29,7 @@ import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { attemptsOf, STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET } from '../payments/support.ts';
 import { testConfig } from '../support/app.ts';
 import { madridDate } from '../support/booking.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
 import { browserDatabaseTarget, type DatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -135,7 +135,7 @@ async function survey(w: World, cookies: Cookie[], url: string, name: string): P
         const res = await page.goto(`${w.site}${url}${url.includes('?') ? '&' : '?'}lang=${lang}`);
         assert.equal(res?.status(), 200, `${url} (${lang})`);
         w.problems.push(...(await pageProblems(page, `${name} ${lang} ${label}`)));
-        await page.screenshot({ path: path.join(SHOTS, `${name}-${lang}-${label}.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `${name}-${lang}-${label}.png`), { fullPage: true });
       } finally {
         await context.close();
       }
@@ -330,7 +330,7 @@ function journey(target: DatabaseTarget, photograph: boolean): void {
       if (photograph) {
         // The address is shown once, in the answer to the POST: checked here, as it is.
         w.problems.push(...(await pageProblems(her, 'feed address en desktop')));
-        await her.screenshot({ path: path.join(SHOTS, 'portal-consultations-feed-en-desktop.png'), fullPage: true });
+        await screenshotIfAsked(her, path.join(SHOTS, 'portal-consultations-feed-en-desktop.png'), { fullPage: true });
       }
       assert.ok(feedUrl.startsWith(`${site}/lawyer/consultations/feed/`), feedUrl);
       const feed = await fetch(feedUrl);

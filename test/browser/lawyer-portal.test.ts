@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { TEST_NOW, testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, focusedId, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -53,7 +53,7 @@ describe('the lawyer portal in Chromium: phone and desktop, es and en, axe-core 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) => screenshotIfAsked(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
 
   for (const language of ['es', 'en'] as const) {
     for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {

@@ -16,7 +16,7 @@ import { PurchaseService } from '../../src/domain/booking/purchase.service.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
 import { slotBody } from '../support/booking.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
@@ -85,7 +85,7 @@ describe('the payment page on a narrow phone', { skip: unavailable, timeout: 240
         const c = await context(NARROW, lang, js);
         const p = await c.newPage();
         await p.goto(`${site}${await payPath()}?lang=${lang}`);
-        if (js) await p.screenshot({ path: path.join(SHOTS, `pay-${lang}-360-first-screen.png`) });
+        if (js) await screenshotIfAsked(p, path.join(SHOTS, `pay-${lang}-360-first-screen.png`));
         const box = await p.locator('#f-number').boundingBox();
         assert.ok(box, 'the card number field is shown');
         if (js) assert.equal(await p.evaluate(() => window.scrollY), 0);
@@ -108,9 +108,9 @@ describe('the payment page on a narrow phone', { skip: unavailable, timeout: 240
         if (js) problems.push(...(await pageProblems(p, `pay ${lang} 360`)));
         if (js) {
           await p.locator('.checkout-details > summary').click();
-          await p.screenshot({ path: path.join(SHOTS, `pay-${lang}-360.png`) });
+          await screenshotIfAsked(p, path.join(SHOTS, `pay-${lang}-360.png`));
           await p.locator('.checkout-details > summary').click();
-          await p.screenshot({ path: path.join(SHOTS, `pay-${lang}-360-details.png`), fullPage: true });
+          await screenshotIfAsked(p, path.join(SHOTS, `pay-${lang}-360-details.png`), { fullPage: true });
         }
         await c.close();
       }
@@ -126,7 +126,7 @@ describe('the payment page on a narrow phone', { skip: unavailable, timeout: 240
       assert.equal(await p.locator('details.checkout-details').getAttribute('open'), '', 'opened by booking.js where there is room');
       assert.equal(await p.locator('.checkout-details .policy').isVisible(), true);
       problems.push(...(await pageProblems(p, `pay ${lang} 1280`)));
-      await p.screenshot({ path: path.join(SHOTS, `pay-${lang}-1280.png`), fullPage: true });
+      await screenshotIfAsked(p, path.join(SHOTS, `pay-${lang}-1280.png`), { fullPage: true });
       await c.close();
     }
     assert.deepEqual(problems, []);

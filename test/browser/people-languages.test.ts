@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { messages, type Locale } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, continueToPay, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -111,7 +111,7 @@ describe('Ukrainian and Romanian on a phone, from search to Account, and on a de
         assert.equal(await page.getAttribute('html', 'lang'), locale, `${label}: <html lang>`);
         problems.push(...(await pageProblems(page, `${locale} ${label}`)));
         problems.push(...(await wordsOutOfTheirBox(page)).map((p) => `${locale} ${label}: sticks out of its box: ${p}`));
-        await page.screenshot({ path: path.join(SHOTS, `${locale}-${label.replace(/\s+/g, '-')}.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `${locale}-${label.replace(/\s+/g, '-')}.png`), { fullPage: true });
       };
 
       await page.goto(`${site}/?lang=${locale}`);
@@ -134,7 +134,7 @@ describe('Ukrainian and Romanian on a phone, from search to Account, and on a de
       await check('profile');
       await page.goto(`${site}/lawyers/${lawyer}/book`);
       await check('free times');
-      await page.screenshot({ path: path.join(SHOTS, `${locale}-free-times-top.png`) });
+      await screenshotIfAsked(page, path.join(SHOTS, `${locale}-free-times-top.png`));
 
       await page.locator('.times button').first().click();
       await page.waitForURL('**/confirm/*');
@@ -203,7 +203,7 @@ describe('Ukrainian and Romanian on a phone, from search to Account, and on a de
         assert.equal(await page.getAttribute('html', 'lang'), locale, label);
         problems.push(...(await pageProblems(page, `${locale} ${label} (desktop)`)));
         problems.push(...(await wordsOutOfTheirBox(page)).map((p) => `${locale} ${label} (desktop): sticks out of its box: ${p}`));
-        await page.screenshot({ path: path.join(SHOTS, `${locale}-desktop-${label.replace(/\s+/g, '-')}.png`) });
+        await screenshotIfAsked(page, path.join(SHOTS, `${locale}-desktop-${label.replace(/\s+/g, '-')}.png`));
       }
       await ctx.close();
       assert.equal(problems.join('\n'), '');

@@ -15,7 +15,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { ensureReferenceData } from '../../src/domain/directory/directory-writer.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -73,7 +73,7 @@ describe('paged reviews and her form of address, in a real browser', { skip: una
         const problems: string[] = [];
         const shot = async (label: string, full = false) => {
           problems.push(...(await pageProblems(page, `${locale}-${width}-${label}`)));
-          await page.screenshot({ path: path.join(SHOTS, `${locale}-${width}-${label}.png`), fullPage: full });
+          await screenshotIfAsked(page, path.join(SHOTS, `${locale}-${width}-${label}.png`), { fullPage: full });
         };
 
         await page.goto(`${site}/lawyers/${nadia}?lang=${locale}`);

@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 
@@ -63,7 +63,7 @@ describe('what is bought, in a real browser', { skip: unavailable, timeout: 240_
 
   async function look(p: Page, label: string): Promise<void> {
     problems.push(...(await pageProblems(p, label)));
-    await p.screenshot({ path: path.join(SHOTS, `${label}.png`), fullPage: true });
+    await screenshotIfAsked(p, path.join(SHOTS, `${label}.png`), { fullPage: true });
   }
 
   /** Holds the next free time from the lawyer's booking page; lands on the hold page. */

@@ -15,7 +15,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { addSessionCookie, makeOperator } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { givePasskey } from '../support/operator.ts';
@@ -83,7 +83,7 @@ describe('review answers, reports and moderation in a real browser', { skip: una
     assert.equal(res?.status(), 200, url);
     assert.match(await page.locator('main').innerText(), expect);
     const problems = await pageProblems(page, `${name} ${viewport.width}`);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+    await screenshotIfAsked(page, path.join(SHOTS, `${name}-${viewport.width}.png`), { fullPage: true });
     await page.close();
     return problems;
   };
@@ -107,7 +107,7 @@ describe('review answers, reports and moderation in a real browser', { skip: una
       await Promise.all([page.waitForURL(/\/report\/sent$/), page.locator('form[method="post"] button[type="submit"]').click()]);
       assert.match(await page.locator('h1').innerText(), locale === 'es' ? /Gracias/ : /شكرًا/);
       problems.push(...(await pageProblems(page, `report-sent-${locale}`)));
-      await page.screenshot({ path: path.join(SHOTS, `report-sent-${locale}-390.png`), fullPage: true });
+      await screenshotIfAsked(page, path.join(SHOTS, `report-sent-${locale}-390.png`), { fullPage: true });
       await context.close();
       assert.deepEqual(problems, []);
     });

@@ -17,7 +17,7 @@ import { testConfig, type TestContext } from '../support/app.ts';
 import { EVERY_DAY_9_TO_14, initiate, madridDate, slotBody, tokenOf } from '../support/booking.ts';
 import { addSessionCookie } from '../support/dashboard.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 
 const unavailable = browserUnavailable();
 const SHOTS = '/tmp/shots-review-write';
@@ -68,7 +68,7 @@ describe('reviews in Chromium: writing one on a phone, the review page and the p
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) => screenshotIfAsked(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
 
   it('writes a review on a phone in Spanish', async () => {
     const problems: string[] = [];
@@ -120,7 +120,7 @@ describe('reviews in Chromium: writing one on a phone, the review page and the p
           assert.equal(await reviews.locator('a[href$="/report"]').count(), 2);
           problems.push(...(await pageProblems(page, `profile ${lang} ${label}`)));
           await reviews.scrollIntoViewIfNeeded();
-          await reviews.screenshot({ path: path.join(SHOTS, `profile-reviews-${lang}-${label}.png`) });
+          await screenshotIfAsked(reviews, path.join(SHOTS, `profile-reviews-${lang}-${label}.png`));
         } finally {
           await context.close();
         }

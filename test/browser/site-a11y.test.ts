@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { SITE, testConfig } from '../support/app.ts';
-import { axeResults, browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow } from '../support/browser.ts';
+import { axeResults, browserUnavailable, DESKTOP, launchBrowser, PHONE, sidewaysOverflow, screenshotIfAsked } from '../support/browser.ts';
 import { screenshot } from '../support/dashboard.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
@@ -22,8 +22,7 @@ const unavailable = browserUnavailable();
 /** Full-page screenshots for a person to look at (outside the repo): SHOTS_DIR, or the temporary directory. */
 async function shot(page: Page, name: string): Promise<void> {
   const out = process.env.SHOTS_DIR ?? path.join(os.tmpdir(), 'consulta-screenshots');
-  fs.mkdirSync(out, { recursive: true });
-  await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
+  await screenshotIfAsked(page, path.join(out, `${name}.png`), { fullPage: true });
 }
 
 describe('site pages: accessibility and layout at phone size, in both languages', { skip: unavailable }, () => {

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { axeViolations, browserUnavailable, DESKTOP, freePort, launchBrowser, PHONE, sidewaysOverflow, focusedId } from '../support/browser.ts';
+import { axeViolations, browserUnavailable, DESKTOP, freePort, launchBrowser, PHONE, sidewaysOverflow, focusedId, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -85,7 +85,7 @@ describe('the face of the site: phone and desktop, Spanish and English', { skip:
             // The footer for people is on every page: help, contact and the legal pages.
             const footer = await page.locator('footer.site-footer').innerText();
             assert.match(footer, lang === 'es' ? /Aviso legal[\s\S]*Privacidad[\s\S]*Cookies/ : /Legal notice[\s\S]*Privacy[\s\S]*Cookies/);
-            await page.screenshot({ path: path.join(SHOTS, `${lang}-${label}-${p.name}.png`), fullPage: true });
+            await screenshotIfAsked(page, path.join(SHOTS, `${lang}-${label}-${p.name}.png`), { fullPage: true });
           }
         } finally {
           await context.close();
@@ -108,13 +108,13 @@ describe('the face of the site: phone and desktop, Spanish and English', { skip:
       assert.match(await page.locator('[role="alert"]').innerText(), /correct the highlighted fields/);
       assert.equal(await page.getByLabel('Your email address').getAttribute('aria-invalid'), 'true');
       assert.equal(await page.getByLabel('Your message').inputValue(), 'short', 'what was typed is kept');
-      await page.screenshot({ path: path.join(SHOTS, 'en-phone-contact-errors.png'), fullPage: true });
+      await screenshotIfAsked(page, path.join(SHOTS, 'en-phone-contact-errors.png'), { fullPage: true });
       await page.getByLabel('Your email address').fill('amina@example.com');
       await page.getByLabel('Your message').fill('My receipt never arrived. Could you send it again?');
       await page.getByRole('button', { name: 'Send message' }).click();
       await page.waitForURL(/\/contact\/sent\?ref=/);
       assert.match(await page.locator('main').innerText(), /Message sent/);
-      await page.screenshot({ path: path.join(SHOTS, 'en-phone-contact-sent.png'), fullPage: true });
+      await screenshotIfAsked(page, path.join(SHOTS, 'en-phone-contact-sent.png'), { fullPage: true });
     } finally {
       await context.close();
     }
@@ -145,7 +145,7 @@ describe('the face of the site: phone and desktop, Spanish and English', { skip:
         assert.ok(rtl.x + rtl.width > viewport.width / 2, `${label}: right to left, the brand is on the right`);
         // The notice's coloured edge is on the start side: the right, in RTL.
         assert.equal(await sidewaysOverflow(page), 0);
-        await page.screenshot({ path: path.join(SHOTS, `rtl-${label}-help.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `rtl-${label}-help.png`), { fullPage: true });
       } finally {
         await context.close();
       }

@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { replaceBios } from '../../src/db/repositories/lawyer-portal.repository.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -86,8 +86,8 @@ describe('trust you can see, in a real browser', { skip: unavailable, timeout: 3
         const problems: string[] = [];
         const shot = async (label: string) => {
           problems.push(...(await pageProblems(page, `${locale}-${width}-${label}`)));
-          await page.screenshot({ path: path.join(SHOTS, `${locale}-${width}-${label}.png`) });
-          await page.screenshot({ path: path.join(SHOTS, `${locale}-${width}-${label}-full.png`), fullPage: true });
+          await screenshotIfAsked(page, path.join(SHOTS, `${locale}-${width}-${label}.png`));
+          await screenshotIfAsked(page, path.join(SHOTS, `${locale}-${width}-${label}-full.png`), { fullPage: true });
         };
 
         await page.goto(`${site}/?city=madrid&lang=${locale}`);

@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE } from '../support/browser.ts';
+import { browserUnavailable, DESKTOP, freePort, launchBrowser, pageProblems, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { migratedSqliteUrl } from '../support/databases.ts';
 
@@ -77,7 +77,7 @@ describe('the free-times week strip in a real browser', { skip: unavailable, tim
         const sunday = (await days.nth(6).boundingBox())!;
         if (lang === 'ar') assert.ok(monday.x > sunday.x, 'Arabic: the week reads from the right');
         else assert.ok(monday.x < sunday.x, 'Spanish: the week reads from the left');
-        await page.screenshot({ path: path.join(SHOTS, `strip-${lang}-${name}.png`), fullPage: true });
+        await screenshotIfAsked(page, path.join(SHOTS, `strip-${lang}-${name}.png`), { fullPage: true });
 
         // Next week (a plain link), then its Wednesday.
         await page.locator('.week-strip a[rel="next"]').click();
@@ -96,7 +96,7 @@ describe('the free-times week strip in a real browser', { skip: unavailable, tim
         const checked = await js.newPage();
         await checked.goto(url);
         await checkStrip(checked, `${lang} ${name} next week`, true);
-        await checked.screenshot({ path: path.join(SHOTS, `strip-${lang}-${name}-next.png`), fullPage: true });
+        await screenshotIfAsked(checked, path.join(SHOTS, `strip-${lang}-${name}-next.png`), { fullPage: true });
         await checked.goto(`${site}/lawyers/${lawyer}/book?lang=${lang}`);
         await checkStrip(checked, `${lang} ${name} this week`, true);
         await js.close();
@@ -114,7 +114,7 @@ describe('the free-times week strip in a real browser', { skip: unavailable, tim
     await page.keyboard.press('Tab');
     const outline = await link.evaluate((el) => getComputedStyle(el).outlineStyle);
     assert.equal(outline, 'solid');
-    await page.screenshot({ path: path.join(SHOTS, 'strip-es-phone-focus.png') });
+    await screenshotIfAsked(page, path.join(SHOTS, 'strip-es-phone-focus.png'));
     await page.locator('.times button').first().click();
     await page.waitForURL('**/confirm/*');
     await ctx.close();

@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +21,7 @@ import { messages } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { testConfig } from '../support/app.ts';
-import { axeViolations, browserUnavailable, continueToPay, freePort, launchBrowser, PHONE } from '../support/browser.ts';
+import { axeViolations, browserUnavailable, continueToPay, freePort, launchBrowser, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { OPERATOR, startReceiver, webhookKit, type Receiver } from '../webhooks/support.ts';
@@ -62,8 +61,7 @@ async function startHost(host: string, pages: (path: string) => string | null): 
  */
 async function shot(p: Page, name: string, ownFolder = false): Promise<void> {
   const dir = process.env.UPDATE_SCREENSHOTS === '1' && !ownFolder ? join(process.cwd(), 'docs', 'images', 'widget') : join(tmpdir(), 'consulta-screenshots');
-  mkdirSync(dir, { recursive: true });
-  await p.screenshot({ path: join(dir, `${name}.png`), fullPage: ownFolder });
+  await screenshotIfAsked(p, join(dir, `${name}.png`), { fullPage: ownFolder });
 }
 
 const RECORDER = `<script>window.__events=[];window.addEventListener('message',function(e){if(e.data&&typeof e.data.type==='string'&&e.data.type.indexOf('consulta:')===0)window.__events.push({origin:e.origin,data:e.data});});</script>`;

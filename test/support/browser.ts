@@ -6,6 +6,8 @@ import AxeBuilder from '@axe-core/playwright';
 import axe, { type RunOptions as AxeRunOptions } from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+export { screenshotIfAsked, screenshotsWanted } from './screenshots.ts';
+
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** The viewports pages are checked and photographed at. */

@@ -3,13 +3,13 @@
  * sign-in itself is tested in test/site/sign-in.test.ts and the e2e suites): a real session row,
  * its token in the cookie, exactly what a completed sign-in leaves.
  */
-import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
 import { siteCookies } from '../../src/site/plugin.ts';
 import type { TestContext } from './app.ts';
+import { screenshotIfAsked } from './screenshots.ts';
 import { SiteClient } from './site.ts';
 
 export interface SignedIn {
@@ -54,15 +54,13 @@ export async function addSessionCookie(context: BrowserContext, siteUrl: string,
 
 /**
  * A screenshot for the docs: written to docs/images/dashboard/NAME.png when UPDATE_SCREENSHOTS=1
- * (`npm run screenshots`), otherwise to a temporary folder so the suite never dirties the tree.
- * Returns the file written (open it and look).
+ * (`npm run screenshots`), to a temporary folder when TEST_SHOTS=1 or SHOTS_DIR asks for the
+ * suites' screenshots (so the suite never dirties the tree), and not taken otherwise
+ * (`screenshotIfAsked`). Returns the file written (open it and look), or undefined.
  */
-export async function screenshot(page: Page, name: string): Promise<string> {
+export function screenshot(page: Page, name: string): Promise<string | undefined> {
   const dir = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'images', 'dashboard') : join(tmpdir(), 'consulta-screenshots');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  return file;
+  return screenshotIfAsked(page, join(dir, `${name}.png`), { fullPage: true });
 }
 
 /**
