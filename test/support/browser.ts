@@ -8,7 +8,21 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export { screenshotIfAsked, screenshotsWanted } from './screenshots.ts';
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Debian's old headless shell (package chromium-headless-shell): the browser the walks run in. */
+export const HEADLESS_SHELL_PATH = '/usr/bin/chromium-headless-shell';
+/** Debian's whole browser (package chromium), in its new headless mode. */
+export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * The Chromium the browser tests drive: `TEST_CHROMIUM` when set (`/usr/bin/chromium` runs them in
+ * the whole browser), else Debian's headless shell, the same Blink and V8 of the same Chromium
+ * release without the desktop browser around them, as Playwright itself runs headless Chromium.
+ * The whole browser's new headless mode is the browser with its interface drawn off-screen: about
+ * twice the CPU per page (a new context and page, loading, axe-core; docs/performance.md, the
+ * suite, round 4) for the same pages. A machine without the shell falls back to the whole browser;
+ * CI requires the shell (.ci/run installs both).
+ */
+export const CHROMIUM_PATH = process.env.TEST_CHROMIUM ?? (fs.existsSync(HEADLESS_SHELL_PATH) || process.env.CI === 'true' ? HEADLESS_SHELL_PATH : FULL_CHROMIUM_PATH);
 
 /** The viewports pages are checked and photographed at. */
 export const PHONE = { width: 390, height: 844 };
@@ -30,8 +44,8 @@ const FLAGS = [
 /** Why browser tests cannot run here, or undefined when they can. In CI they must. */
 export function browserUnavailable(): string | undefined {
   if (fs.existsSync(CHROMIUM_PATH)) return undefined;
-  if (process.env.CI === 'true') throw new Error(`${CHROMIUM_PATH} is required in CI (.ci/run installs Debian's chromium)`);
-  return `${CHROMIUM_PATH} not installed (apt-get install chromium)`;
+  if (process.env.CI === 'true') throw new Error(`${CHROMIUM_PATH} is required in CI (.ci/run installs Debian's chromium-headless-shell)`);
+  return `${CHROMIUM_PATH} not installed (apt-get install chromium-headless-shell chromium)`;
 }
 
 /** `extraArgs`: more Chromium switches (the widget suite blocks third-party cookies). */
