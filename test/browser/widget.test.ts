@@ -21,7 +21,7 @@ import { messages } from '../../src/i18n/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { startSmtp, type SmtpListener } from '../access/support.ts';
 import { testConfig } from '../support/app.ts';
-import { axeViolations, browserUnavailable, continueToPay, freePort, launchBrowser, PHONE, screenshotIfAsked } from '../support/browser.ts';
+import { axeViolations, browserUnavailable, continueToPay, freePort, FULL_CHROMIUM_PATH, launchBrowser, PHONE, screenshotIfAsked } from '../support/browser.ts';
 import { browserDatabaseTarget, type TestDatabase } from '../support/databases.ts';
 import { insertLawyers, lawyerRecord } from '../support/factories.ts';
 import { OPERATOR, startReceiver, webhookKit, type Receiver } from '../webhooks/support.ts';
@@ -144,7 +144,10 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       const kit = webhookKit(server.database, { clock });
       webhookSecret = (await kit.service.create(OPERATOR, { ownerEmail: 'ngo@example.com' }, { url: `${receiver.url}/hooks` })).secret;
       await kit.close();
-      browser = await launchBrowser([BLOCK_THIRD_PARTY_COOKIES]);
+      // The whole browser, not the headless shell: the shell has no third-party cookie settings and
+      // ignores the switch (its framed probe sets its cookie), and this suite's point is a browser
+      // that blocks them.
+      browser = await launchBrowser([BLOCK_THIRD_PARTY_COOKIES], process.env.TEST_CHROMIUM ?? FULL_CHROMIUM_PATH);
     });
 
     after(async () => {

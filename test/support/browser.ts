@@ -20,7 +20,8 @@ export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
  * The whole browser's new headless mode is the browser with its interface drawn off-screen: about
  * twice the CPU per page (a new context and page, loading, axe-core; docs/performance.md, the
  * suite, round 4) for the same pages. A machine without the shell falls back to the whole browser;
- * CI requires the shell (.ci/run installs both).
+ * CI requires the shell (.ci/run installs both). The widget suite keeps the whole browser: the shell
+ * has no third-party cookie settings, and that suite's browser must block them.
  */
 export const CHROMIUM_PATH = process.env.TEST_CHROMIUM ?? (fs.existsSync(HEADLESS_SHELL_PATH) || process.env.CI === 'true' ? HEADLESS_SHELL_PATH : FULL_CHROMIUM_PATH);
 
@@ -48,9 +49,12 @@ export function browserUnavailable(): string | undefined {
   return `${CHROMIUM_PATH} not installed (apt-get install chromium-headless-shell chromium)`;
 }
 
-/** `extraArgs`: more Chromium switches (the widget suite blocks third-party cookies). */
-export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...FLAGS, ...extraArgs] });
+/**
+ * `extraArgs`: more Chromium switches (the widget suite blocks third-party cookies).
+ * `executablePath`: another Chromium than CHROMIUM_PATH (the widget suite needs the whole browser).
+ */
+export function launchBrowser(extraArgs: readonly string[] = [], executablePath = CHROMIUM_PATH): Promise<Browser> {
+  return chromium.launch({ executablePath, headless: true, args: [...FLAGS, ...extraArgs] });
 }
 
 /** A loopback port that was free a moment ago (for a server whose URL must be known before it starts). */
