@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { testConfig } from '../support/app.ts';
-import { axeResults, browserUnavailable, DESKTOP_TALL, freePort, launchBrowser, PHONE } from '../support/browser.ts';
+import { axeResults, browserUnavailable, DESKTOP_TALL, freePort, FULL_CHROMIUM_PATH, launchBrowser, PHONE } from '../support/browser.ts';
 import { addSessionCookie, screenshot } from '../support/dashboard.ts';
 import { databaseTargets, type TestDatabase } from '../support/databases.ts';
 import { pkce, REDIRECT_URI } from './support.ts';
@@ -34,7 +34,10 @@ describe('consent and connected apps in Chromium', { skip: unavailable }, () => 
     const port = await freePort();
     site = `http://localhost:${port}`;
     server = await startServer(testConfig({ port, host: '127.0.0.1', siteUrl: site, baseUrl: `${site}/api/v1`, mcpUrl: `${site}/mcp`, databaseUrl: db.url, rateLimitMultiplier: 1000 }), { clock: new ManualClock(Date.now()) });
-    browser = await launchBrowser();
+    // The whole browser, not the headless shell: the app's callback is answered by context.route,
+    // and the shell sends a redirect's target to the network instead of the route (connection
+    // refused on 127.0.0.1:8765), where the whole browser routes it as it routes a first request.
+    browser = await launchBrowser([], process.env.TEST_CHROMIUM ?? FULL_CHROMIUM_PATH);
   });
   after(async () => {
     await browser?.close();

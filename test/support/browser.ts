@@ -20,8 +20,9 @@ export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
  * The whole browser's new headless mode is the browser with its interface drawn off-screen: about
  * twice the CPU per page (a new context and page, loading, axe-core; docs/performance.md, the
  * suite, round 4) for the same pages. A machine without the shell falls back to the whole browser;
- * CI requires the shell (.ci/run installs both). The widget suite keeps the whole browser: the shell
- * has no third-party cookie settings, and that suite's browser must block them.
+ * CI requires the shell (.ci/run installs both). Two suites keep the whole browser: the widget's (the
+ * shell has no third-party cookie settings, and that suite's browser must block them) and the
+ * consent walk's (the shell does not route a redirect's target through `context.route`).
  */
 export const CHROMIUM_PATH = process.env.TEST_CHROMIUM ?? (fs.existsSync(HEADLESS_SHELL_PATH) || process.env.CI === 'true' ? HEADLESS_SHELL_PATH : FULL_CHROMIUM_PATH);
 
