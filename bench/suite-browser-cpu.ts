@@ -21,7 +21,7 @@ import { testConfig } from '../test/support/app.ts';
 import { axeResults, CHROMIUM_PATH, pageProblems, PHONE } from '../test/support/browser.ts';
 import { migratedSqliteUrl } from '../test/support/databases.ts';
 
-// TEST_CHROMIUM=/usr/bin/chromium measures the whole browser instead of the headless shell (CHROMIUM_PATH).
+// TEST_CHROMIUM=/usr/bin/chromium-headless-shell measures Debian's headless shell instead of the whole browser (CHROMIUM_PATH).
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PAGES = ['/', '/help', '/docs/errors', '/?city=madrid'];
 

@@ -147,7 +147,7 @@ describe('booking widget in Chromium, third-party cookies blocked', { skip: unav
       // The whole browser, not the headless shell: the shell has no third-party cookie settings and
       // ignores the switch (its framed probe sets its cookie), and this suite's point is a browser
       // that blocks them.
-      browser = await launchBrowser([BLOCK_THIRD_PARTY_COOKIES], process.env.TEST_CHROMIUM ?? FULL_CHROMIUM_PATH);
+      browser = await launchBrowser([BLOCK_THIRD_PARTY_COOKIES], FULL_CHROMIUM_PATH);
     });
 
     after(async () => {

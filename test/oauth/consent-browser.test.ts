@@ -37,7 +37,7 @@ describe('consent and connected apps in Chromium', { skip: unavailable }, () => 
     // The whole browser, not the headless shell: the app's callback is answered by context.route,
     // and the shell sends a redirect's target to the network instead of the route (connection
     // refused on 127.0.0.1:8765), where the whole browser routes it as it routes a first request.
-    browser = await launchBrowser([], process.env.TEST_CHROMIUM ?? FULL_CHROMIUM_PATH);
+    browser = await launchBrowser([], FULL_CHROMIUM_PATH);
   });
   after(async () => {
     await browser?.close();

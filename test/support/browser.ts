@@ -8,23 +8,20 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export { screenshotIfAsked, screenshotsWanted } from './screenshots.ts';
 
-/** Debian's old headless shell (package chromium-headless-shell): the browser the walks run in. */
-export const HEADLESS_SHELL_PATH = '/usr/bin/chromium-headless-shell';
-/** Debian's whole browser (package chromium), in its new headless mode. */
+/** Debian's whole browser (package chromium), in its headless mode: what the walks run in. */
 export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
+/** Debian's old headless shell (package chromium-headless-shell), for a faster local run on request. */
+export const HEADLESS_SHELL_PATH = '/usr/bin/chromium-headless-shell';
 
 /**
- * The Chromium the browser tests drive: `TEST_CHROMIUM` when set (`/usr/bin/chromium` runs them in
- * the whole browser), else Debian's headless shell, the same Blink and V8 of the same Chromium
- * release without the desktop browser around them, as Playwright itself runs headless Chromium.
- * The whole browser's new headless mode is the browser with its interface drawn off-screen: about
- * twice the CPU per page (a new context and page, loading, axe-core; docs/performance.md, the
- * suite, round 4) for the same pages. A machine without the shell falls back to the whole browser;
- * CI requires the shell (.ci/run installs both). Two suites keep the whole browser: the widget's (the
- * shell has no third-party cookie settings, and that suite's browser must block them) and the
- * consent walk's (the shell does not route a redirect's target through `context.route`).
+ * The Chromium the browser tests drive: Debian's whole browser, the one people use, as the
+ * project's test rules name it (CI runs nothing else). `TEST_CHROMIUM=/usr/bin/chromium-headless-shell`
+ * runs the walks in the headless shell instead — the same Blink and V8 of the same release at
+ * about half the CPU per page (docs/performance.md, the suite, round 4) — for a faster local
+ * loop; it is not the browser people use and differs where two suites look (third-party cookie
+ * blocking, request routing of redirects), so those two always launch the whole browser.
  */
-export const CHROMIUM_PATH = process.env.TEST_CHROMIUM ?? (fs.existsSync(HEADLESS_SHELL_PATH) || process.env.CI === 'true' ? HEADLESS_SHELL_PATH : FULL_CHROMIUM_PATH);
+export const CHROMIUM_PATH = process.env.TEST_CHROMIUM ?? FULL_CHROMIUM_PATH;
 
 /** The viewports pages are checked and photographed at. */
 export const PHONE = { width: 390, height: 844 };
@@ -46,8 +43,8 @@ const FLAGS = [
 /** Why browser tests cannot run here, or undefined when they can. In CI they must. */
 export function browserUnavailable(): string | undefined {
   if (fs.existsSync(CHROMIUM_PATH)) return undefined;
-  if (process.env.CI === 'true') throw new Error(`${CHROMIUM_PATH} is required in CI (.ci/run installs Debian's chromium-headless-shell)`);
-  return `${CHROMIUM_PATH} not installed (apt-get install chromium-headless-shell chromium)`;
+  if (process.env.CI === 'true') throw new Error(`${CHROMIUM_PATH} is required in CI (.ci/run installs Debian's chromium)`);
+  return `${CHROMIUM_PATH} not installed (apt-get install chromium)`;
 }
 
 /**
