@@ -117,6 +117,36 @@ for (const target of databaseTargets()) {
       assert.equal((await get(`/lawyers/${lawyer}`, other.app)).json().total_bookings, 1);
     });
 
+    it('hands out a search answer again only while nothing in it can have changed', async () => {
+      const search = async (app: App = ctx.app) => {
+        const res = await get('/lawyers/search?city=madrid&limit=25', app);
+        assert.equal(res.statusCode, 200, res.body);
+        return res;
+      };
+      const find = async (app: App = ctx.app) => ((await search(app)).json() as { lawyers: Array<{ id: string; next_available: string | null; total_bookings: number }> }).lawyers.find((l) => l.id === lawyer)!;
+      // The last slot of the day (13:00 = 12:00 UTC) is bookable through 10:00:00.000 UTC.
+      ctx.clock.set(Date.parse('2026-11-23T10:00:00.001Z'));
+      const first = await search();
+      assert.equal((first.json().lawyers as Array<{ id: string; next_available: string }>).find((l) => l.id === lawyer)!.next_available, '2026-11-24');
+      assert.equal((await search()).body, first.body, 'nothing changed: the same bytes');
+      ctx.clock.set(Date.parse('2026-11-23T10:00:00.000Z'));
+      assert.equal((await find()).next_available, TODAY, 'a clock set back is not served the answer computed for later');
+      ctx.clock.set(Date.parse('2026-11-23T10:00:00.001Z'));
+      assert.equal((await find()).next_available, '2026-11-24');
+
+      // A booking confirmed by another process: this one shows it on its next refresh.
+      const bookings = (await find()).total_bookings;
+      assert.equal((await find(other.app)).total_bookings, bookings);
+      const user = await createUser(ctx, 'search-cache@example.com');
+      const res = await initiate({ ...ctx, app: other.app }, slotBody(lawyer, '2026-11-24', '11'), { remoteAddress: '198.51.100.23' });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal((await other.app.services.booking.confirm(tokenOf(res.json().confirmation_url), user)).outcome, 'confirmed');
+      assert.equal((await find(other.app)).total_bookings, bookings + 1, 'the process that booked shows it at once');
+      assert.equal((await find()).total_bookings, bookings, 'this process has not refreshed yet (DIRECTORY_REFRESH_MS)');
+      ctx.clock.advance(REFRESH_MS);
+      assert.equal((await find()).total_bookings, bookings + 1, 'read from the lawyer change feed');
+    });
+
     it('reads feed ids that become visible after higher ones (late commits)', async () => {
       ctx.clock.set(T0 + 600_000);
       const total = async () => (await get(`/lawyers/${second}`)).json().total_bookings as number;

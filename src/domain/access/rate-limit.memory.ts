@@ -34,6 +34,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async consume(bucket: string, rules: readonly WindowRule[], nowMs: number): Promise<ConsumeResult> {
+    return this.consumeNow(bucket, rules, nowMs);
+  }
+
+  /** consume, answered at once: the API's anonymous callers are admitted without a promise (AccessService.admitAnonymousNow). */
+  consumeNow(bucket: string, rules: readonly WindowRule[], nowMs: number): ConsumeResult {
     if (nowMs >= this.nextSweepMs || this.counters.size > this.maxEntries) this.sweep(nowMs);
     const n = rules.length;
     const keys: string[] = new Array<string>(n);

@@ -38,6 +38,8 @@ export interface ConsumeResult {
 export interface RateLimitStore {
   /** Atomically: when every window has room, count one request in all of them; otherwise count nothing (a refused request does not use quota). */
   consume(bucket: string, rules: readonly WindowRule[], nowMs: number): Promise<ConsumeResult>;
+  /** The same as consume, answered synchronously: only a store in this process has it (the memory store). */
+  consumeNow?(bucket: string, rules: readonly WindowRule[], nowMs: number): ConsumeResult;
   /** The windows' state without counting. */
   peek(bucket: string, rules: readonly WindowRule[], nowMs: number): Promise<WindowState[]>;
   close(): Promise<void>;

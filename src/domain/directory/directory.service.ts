@@ -103,6 +103,12 @@ export class DirectoryService {
       // Totals and page ids come from the in-memory index of this directory version.
       return (await cache.searchIndex(ref.version)).search(filters, sort, limit, offset, { remote, ...(prefer ? { prefer } : {}) });
     });
+    const nowMs = this.deps.clock.now().getTime();
+    // Nothing it was made of can have changed: no lawyer entry dropped since (a hold, a review, a
+    // change read from the feed; a new version clears the pages) and every next_available still
+    // valid. The same answer, without looking up its lawyers again.
+    const held = pageEntry.last;
+    if (held !== undefined && held.stamp === cache.stamp() && nowMs >= held.fromMs && nowMs <= held.throughMs) return held.response;
     const { ids, total } = pageEntry;
     const entries = ids.map((id) => cache.lawyer(id, stamp));
     const cached = entries.map((e) => e.summary ?? e.row ?? undefined);
@@ -122,11 +128,23 @@ export class DirectoryService {
     // A lawyer no longer public (another process's write not seen yet) is left out.
     const kept = entries.filter((_, i) => cached[i] !== undefined);
     const rows: readonly LawyerSummaryRow[] = cached.filter((r) => r !== undefined);
-    const nowMs = this.deps.clock.now().getTime();
     const next = await this.nextAvailableFor(rows, kept, nowMs);
+    // How long these next_available values all hold (each entry carries its own validity).
+    let fromMs = -Infinity;
+    let throughMs = Infinity;
+    for (const e of kept) {
+      if (e.next === undefined) throughMs = -Infinity;
+      else {
+        fromMs = Math.max(fromMs, e.next.computedAtMs);
+        throughMs = Math.min(throughMs, e.next.validThroughMs);
+      }
+    }
     // Same rows (objects) and the same next_available values: the same answer, handed out again.
     const last = pageEntry.last;
-    if (last && last.rows.length === rows.length && rows.every((r, i) => last.rows[i] === r && last.next[i] === next[i])) return last.response;
+    if (last && last.rows.length === rows.length && rows.every((r, i) => last.rows[i] === r && last.next[i] === next[i])) {
+      Object.assign(last, { stamp, fromMs, throughMs });
+      return last.response;
+    }
     const response: SearchResponse = {
       total,
       page,
@@ -142,7 +160,7 @@ export class DirectoryService {
       ...(pageEntry.remoteExtra !== undefined ? { remote_available: pageEntry.remoteExtra } : {}),
     };
     if (pageEntry.last === undefined) cache.chargePage(pageKey, pageEntry, rows.length * SUMMARY_ANSWER_BYTES);
-    pageEntry.last = { rows, next, response };
+    pageEntry.last = { rows, next, response, stamp, fromMs, throughMs };
     return response;
   }
 

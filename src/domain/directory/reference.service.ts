@@ -190,7 +190,19 @@ export interface SearchPage extends Weighed {
   /** A city search without remote lawyers: how many more it would find with them. */
   remoteExtra?: number;
   /** The last answer for this page, handed out again (the same object) while its inputs are the same objects and values. */
-  last?: { rows: readonly object[]; next: ReadonlyArray<string | null>; response: SearchResponse };
+  last?: {
+    rows: readonly object[];
+    next: ReadonlyArray<string | null>;
+    response: SearchResponse;
+    /**
+     * The answer holds, without looking at its lawyers again, while no lawyer entry has been
+     * dropped since it was read (`stamp`, DirectoryCache.stamp()) and the clock is within every
+     * one of its next_available values' validity (`fromMs`..`throughMs`, inclusive).
+     */
+    stamp: number;
+    fromMs: number;
+    throughMs: number;
+  };
 }
 
 export class DirectoryCache {

@@ -42,8 +42,19 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
   app.decorateRequest('errorCode', null);
   app.decorateRequest('limitRefusal', null);
 
-  const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const route = routeAccess(request);
+  /** A refusal's headers; false when the request goes on to its route all the same (a replay before the limit), else rethrow it. */
+  const refused = (request: FastifyRequest, reply: FastifyReply, route: RouteAccess, err: unknown): boolean => {
+    // Refused for its origin: the browser of the page that tried gets nothing it may read.
+    if ((err as DomainError).code === 'origin_not_allowed') reply.removeHeader('access-control-allow-origin');
+    const windows = (err as DomainError & { windows?: WindowState[] }).windows;
+    if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
+    if (route.replayBeforeLimit && request.caller?.kind === 'anonymous' && (err as DomainError).code === 'rate_limited' && request.headers['idempotency-key'] !== undefined) {
+      request.limitRefusal = err as DomainError;
+      return false;
+    }
+    return true;
+  };
+  const admit = async (request: FastifyRequest, reply: FastifyReply, route: RouteAccess): Promise<void> => {
     try {
       request.caller = await access.authenticate(request.headers.authorization, clientIp(request), route, request.headers.origin);
       // A publishable key's answers are readable by its own origins only (docs/widget.md).
@@ -51,21 +62,31 @@ export function registerAccess(app: FastifyInstance, { prefix, access, requestLo
       const windows = await access.admit(request.caller, route);
       if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
     } catch (err) {
-      // Refused for its origin: the browser of the page that tried gets nothing it may read.
-      if ((err as DomainError).code === 'origin_not_allowed') reply.removeHeader('access-control-allow-origin');
-      const windows = (err as DomainError & { windows?: WindowState[] }).windows;
-      if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
-      if (route.replayBeforeLimit && request.caller?.kind === 'anonymous' && (err as DomainError).code === 'rate_limited' && request.headers['idempotency-key'] !== undefined) {
-        request.limitRefusal = err as DomainError;
-        return;
-      }
-      throw err;
+      if (refused(request, reply, route, err)) throw err;
     }
   };
-  // A callback hook: requests outside the API (the site's pages) pass without a promise.
+  // A callback hook: requests outside the API (the site's pages) pass without a promise, and so
+  // do anonymous ones while the limiter is in this process (AccessService.admitAnonymousNow).
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return done();
-    admit(request, reply).then(() => done(), done);
+    const route = routeAccess(request);
+    const authorization = request.headers.authorization;
+    if (authorization === undefined || authorization === '') {
+      const ip = clientIp(request);
+      request.caller = { kind: 'anonymous', ip };
+      let windows: WindowState[] | null | undefined;
+      try {
+        windows = access.admitAnonymousNow(ip, route);
+      } catch (err) {
+        return refused(request, reply, route, err) ? done(err as Error) : done();
+      }
+      if (windows !== undefined) {
+        if (windows) reply.headers(rateLimitHeaders(windows, clock.now().getTime()));
+        return done();
+      }
+      request.caller = null;
+    }
+    admit(request, reply, route).then(() => done(), done);
   });
 
   // The entry's time, as text: many requests end within the same millisecond under load, and
