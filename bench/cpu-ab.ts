@@ -47,7 +47,7 @@ const scenarios = SCENARIOS.filter((s) => ONLY.includes(s.name));
 // The widget's scenarios frame pages with the bench's publishable key (made in the seeded database
 // once, as bench/run.ts does), under limits scaled so one key carries the load (RATE_LIMIT_MULTIPLIER).
 const widget = scenarios.some((s) => s.kind === 'widget');
-const BENCH: BenchContext = { widgetKey: widget ? await widgetKey({ file: SOURCE_DB, lawyers: 20_000, seed: 7, referenceDate: '', seededSeconds: null }, WIDGET_HOST) : '' };
+const BENCH: BenchContext = { widgetKey: widget ? await widgetKey({ file: SOURCE_DB }, WIDGET_HOST) : '' };
 const WIDGET_ENV: Record<string, string> = widget ? { RATE_LIMIT_MULTIPLIER: '1000' } : {};
 
 async function start(tree: string, n: number) {

@@ -98,7 +98,7 @@ function removeDb(file: string): void {
  * publishable key is shown in the dashboard again, so keeping its token beside the file is what
  * the product does too; reseeding removes it. Returns the token (pk_live_…).
  */
-export async function widgetKey(db: BenchDatabase, origin: string): Promise<string> {
+export async function widgetKey(db: Pick<BenchDatabase, 'file'>, origin: string): Promise<string> {
   const file = `${db.file}.widget-key.json`;
   if (fs.existsSync(file)) {
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { token: string; origin: string; seeded_at: string };

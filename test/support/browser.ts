@@ -10,8 +10,6 @@ export { screenshotIfAsked, screenshotsWanted } from './screenshots.ts';
 
 /** Debian's whole browser (package chromium), in its headless mode: what the walks run in. */
 export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
-/** Debian's old headless shell (package chromium-headless-shell), for a faster local run on request. */
-export const HEADLESS_SHELL_PATH = '/usr/bin/chromium-headless-shell';
 
 /**
  * The Chromium the browser tests drive: Debian's whole browser, the one people use, as the

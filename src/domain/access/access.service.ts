@@ -65,6 +65,12 @@ interface CachedKey {
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const MAX_CACHED_KEYS = 10_000;
 
+/** An anonymous caller's counter and rules: per address, in the route's group (both admission paths use it). */
+function anonymousLimit(route: RouteAccess, ip: string): { bucket: string; rules: readonly WindowRule[] } {
+  const group = route.anonymousGroup ?? 'default';
+  return { bucket: `anon:${group}:${ip}`, rules: ANONYMOUS_RULES[group] };
+}
+
 export class AccessService {
   private readonly cache = new Map<string, CachedKey>();
   private readonly failedRules: readonly WindowRule[];
@@ -137,11 +143,11 @@ export class AccessService {
     const limiter = this.deps.limiter;
     if (limiter.consumeNow === undefined) return undefined;
     const caller: Caller = { kind: 'anonymous', ip };
-    const group = route.anonymousGroup ?? 'default';
+    const { bucket, rules } = anonymousLimit(route, ip);
     const nowMs = this.deps.clock.now().getTime();
     let result: ConsumeResult;
     try {
-      result = limiter.consumeNow(`anon:${group}:${ip}`, this.enforced(ANONYMOUS_RULES[group]), nowMs);
+      result = limiter.consumeNow(bucket, this.enforced(rules), nowMs);
     } catch (err) {
       this.deps.onLimiterError?.(err);
       this.checkRoute(caller, route);
@@ -244,9 +250,7 @@ export class AccessService {
       bucket = route.diagnostic ? `diag:${caller.key.id}` : `key:${caller.key.id}`;
       rules = route.diagnostic ? DIAGNOSTIC_RULES : keyRules(caller.key.tier);
     } else {
-      const group = route.anonymousGroup ?? 'default';
-      bucket = `anon:${group}:${caller.ip}`;
-      rules = ANONYMOUS_RULES[group];
+      ({ bucket, rules } = anonymousLimit(route, caller.ip));
     }
     return this.consumeOrRefuse(caller, bucket, rules, nowMs);
   }
